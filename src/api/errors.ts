@@ -1,0 +1,69 @@
+import type { FastifySchemaValidationError } from "fastify/types/schema.js";
+import { BaseError } from "../errors.ts";
+import { integerPattern } from "./params.ts";
+
+export type InvalidParameter = { title: "Invalid value"; source: { pointer: string }; detail: string };
+
+/** An error the client caused, answered with `statusCode` and `body` as they are. */
+export class ApiError extends BaseError {
+  override name = "ApiError";
+  readonly statusCode: number;
+  readonly body: unknown;
+
+  constructor(statusCode: number, body: unknown) {
+    super(`HTTP ${statusCode}`, { details: JSON.stringify(body) });
+    this.statusCode = statusCode;
+    this.body = body;
+  }
+}
+
+/** 404 `{"message":"Not found"}`, Blockscout's answer for an unknown block, token or transaction. */
+export function notFound(): ApiError {
+  return new ApiError(404, { message: "Not found" });
+}
+
+/** 422 with one entry for one bad parameter, for checks a schema cannot express. */
+export function invalidParameter(name: string, detail: string): ApiError {
+  return new ApiError(422, { errors: [{ title: "Invalid value", source: { pointer: `/${name}` }, detail }] });
+}
+
+/**
+ * Turns schema validation failures into Blockscout's 422 body: one entry per bad parameter, with the
+ * messages Blockscout's OpenApiSpex casting produces.
+ */
+export function invalidParameters(errors: FastifySchemaValidationError[]): ApiError {
+  const byPointer = new Map<string, InvalidParameter>();
+  for (const error of errors) {
+    const params = error.params as Record<string, unknown>;
+    const name =
+      error.keyword === "additionalProperties"
+        ? String(params.additionalProperty)
+        : error.keyword === "required"
+          ? String(params.missingProperty)
+          : error.instancePath.replace(/^\//, "").split("/")[0];
+    const pointer = `/${name}`;
+    if (byPointer.has(pointer)) continue;
+    byPointer.set(pointer, { title: "Invalid value", source: { pointer }, detail: detailOf(error, name) });
+  }
+  return new ApiError(422, { errors: [...byPointer.values()] });
+}
+
+function detailOf(error: FastifySchemaValidationError, name: string): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case "additionalProperties":
+      return `Unexpected field: ${name}`;
+    case "required":
+      return `Missing field: ${name}`;
+    case "enum":
+      return "Invalid value for enum";
+    case "pattern":
+      return params.pattern === integerPattern
+        ? "Invalid integer. Got: string"
+        : `Invalid format. Expected ~r/${params.pattern}/`;
+    case "type":
+      return `Invalid ${params.type}`;
+    default:
+      return error.message ?? "Invalid value";
+  }
+}

@@ -1,0 +1,21 @@
+/** Rows per page of every list. */
+export const pageSize = 50;
+
+export type Page<Item> = { items: Item[]; next_page_params: Record<string, unknown> | null };
+
+/**
+ * Builds the list envelope from up to `pageSize + 1` rows: the extra row only tells that another page
+ * exists, and the cursor is taken from the last row shown.
+ */
+export function toPage<Row, Item>(
+  rows: Row[],
+  render: (row: Row) => Item,
+  cursorOf: (last: Row) => Record<string, unknown>,
+): Page<Item> {
+  const shown = rows.slice(0, pageSize);
+  return {
+    items: shown.map(render),
+    next_page_params:
+      rows.length > pageSize ? { ...cursorOf(shown[shown.length - 1]), items_count: pageSize } : null,
+  };
+}

@@ -1,0 +1,36 @@
+/** Pattern of an address path or query parameter (Blockscout's). */
+export const addressPattern = "^0x([A-Fa-f0-9]{40})$";
+/** Pattern of a 32-byte hash parameter (Blockscout's). */
+export const hashPattern = "^0x([A-Fa-f0-9]{64})$";
+/** A cursor integer as clients send it back: digits, or `null`/empty for "no value". */
+export const integerPattern = "^([0-9]+|null|)$";
+
+export const addressHashParams = {
+  type: "object",
+  required: ["address_hash_param"],
+  properties: { address_hash_param: { type: "string", pattern: addressPattern } },
+} as const;
+
+export const integerCursor = { type: "string", pattern: integerPattern } as const;
+
+/** Parameters every list accepts besides its own: Blockscout's page counter and API keys. */
+export const commonListQuery = {
+  items_count: integerCursor,
+  apikey: { type: "string" },
+  key: { type: "string" },
+} as const;
+
+/** A cursor integer sent as text: digits become a number, `null`, empty or absent become null. */
+export function cursorInteger(raw: string | undefined): number | null {
+  return raw === undefined || raw === "" || raw === "null" ? null : Number(raw);
+}
+
+/** A cursor uint256 sent as text: digits stay a string, `null`, empty or absent become null. */
+export function cursorDecimal(raw: string | undefined): string | null {
+  return raw === undefined || raw === "" || raw === "null" ? null : raw;
+}
+
+/** A path or query hash as the lowercase hex the database compares. */
+export function lowerHex(raw: string): string {
+  return raw.toLowerCase();
+}

@@ -1,0 +1,98 @@
+import type { FastifyInstance } from "fastify";
+import {
+  findAddressTransactionCursor,
+  listAddressTransactions,
+  type TransactionSort,
+} from "../../db/queries/address-transactions.ts";
+import { findAddresses } from "../../db/queries/addresses.ts";
+import { timestamp } from "../format.ts";
+import { pageSize, toPage } from "../paging.ts";
+import {
+  addressHashParams,
+  commonListQuery,
+  cursorDecimal,
+  cursorInteger,
+  hashPattern,
+  integerCursor,
+  lowerHex,
+} from "../params.ts";
+import type { ApiContext } from "../server.ts";
+import { renderTransaction, transactionAddresses } from "../views/transaction.ts";
+
+type Query = {
+  filter?: "to" | "from";
+  sort?: TransactionSort;
+  order?: "asc" | "desc";
+  block_number?: string;
+  index?: string;
+  value?: string;
+  fee?: string;
+  hash?: string;
+};
+
+const querystring = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    filter: { type: "string", enum: ["to", "from"] },
+    sort: { type: "string", enum: ["block_number", "value", "fee"] },
+    order: { type: "string", enum: ["asc", "desc"] },
+    block_number: integerCursor,
+    index: integerCursor,
+    value: integerCursor,
+    fee: integerCursor,
+    hash: { type: "string", pattern: hashPattern },
+    inserted_at: { type: "string" },
+    ...commonListQuery,
+  },
+} as const;
+
+/** Endpoint 2: the transactions an address sent, received or created, newest first or sorted. */
+export function addressTransactionsRoute(app: FastifyInstance, { db, chainHead }: ApiContext) {
+  app.get<{ Params: { address_hash_param: string }; Querystring: Query }>(
+    "/api/v2/addresses/:address_hash_param/transactions",
+    { schema: { params: addressHashParams, querystring } },
+    async (request) => {
+      const address = lowerHex(request.params.address_hash_param);
+      const query = request.query;
+      // Blockscout sorts only when both are given; otherwise the default order holds.
+      const sorted = query.sort !== undefined && query.order !== undefined;
+      const sort = sorted ? (query.sort as TransactionSort) : "block_number";
+      const order = sorted ? (query.order as "asc" | "desc") : "desc";
+      let cursor = {
+        block_number: cursorInteger(query.block_number),
+        index: cursorInteger(query.index),
+        value: cursorDecimal(query.value),
+        fee: cursorDecimal(query.fee),
+      };
+      const leadingKey = sort === "block_number" ? cursor.block_number : cursor[sort];
+      if (leadingKey === null && query.hash) {
+        cursor = (await findAddressTransactionCursor(db, { address, hash: lowerHex(query.hash) })) ?? cursor;
+      }
+      const rows = await listAddressTransactions(db, {
+        address,
+        filter: query.filter,
+        sort,
+        order,
+        cursor,
+        limit: pageSize + 1,
+      });
+      const [addresses, head] = await Promise.all([
+        findAddresses(db, rows.flatMap(transactionAddresses)),
+        chainHead(),
+      ]);
+      return toPage(
+        rows,
+        (row) => renderTransaction(row, addresses, head),
+        (last) => ({
+          block_number: last.block_number,
+          index: last.index,
+          hash: last.hash,
+          inserted_at: timestamp(last.timestamp),
+          value: last.value,
+          fee: last.fee,
+        }),
+      );
+    },
+  );
+}

@@ -1,0 +1,72 @@
+import { randomUUID } from "node:crypto";
+import cors from "@fastify/cors";
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from "fastify";
+import type { Database } from "../db/client.ts";
+import { type ChainHead, readChainHead } from "../db/queries/chain-head.ts";
+import type { Logger } from "../logger.ts";
+import { ApiError, invalidParameters } from "./errors.ts";
+import { addressLogsRoute } from "./routes/address-logs.ts";
+import { addressTransactionsRoute } from "./routes/address-transactions.ts";
+
+/** What every route needs: the database and the (briefly cached) indexed head. */
+export type ApiContext = { db: Database; chainHead: () => Promise<ChainHead> };
+
+export type CreateApiServerParameters = { db: Database; logger?: Logger | false };
+
+/**
+ * Creates the HTTP server of the Blockscout-compatible API: every route, Blockscout's error bodies,
+ * CORS and request ids. Call `listen` on it, or `inject` in tests.
+ */
+export async function createApiServer({
+  db,
+  logger = false,
+}: CreateApiServerParameters): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: (logger || undefined) as FastifyBaseLogger | undefined,
+    disableRequestLogging: true,
+    requestIdHeader: "x-request-id",
+    genReqId: () => randomUUID(),
+    ajv: {
+      customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false },
+    },
+  });
+  await app.register(cors, { origin: "*" });
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+
+  app.setErrorHandler((caught: FastifyError | ApiError, request, reply) => {
+    const error = "validation" in caught && caught.validation ? invalidParameters(caught.validation) : caught;
+    if (error instanceof ApiError) return reply.status(error.statusCode).send(error.body);
+    const status = typeof error.statusCode === "number" && error.statusCode < 500 ? error.statusCode : 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, "request failed");
+      return reply.status(500).send({ message: "Internal server error" });
+    }
+    return reply.status(status).send({ message: error.message });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    if (request.url.startsWith("/api/v2/"))
+      return reply.status(400).send({ message: "Unknown API v2 action" });
+    return reply.status(404).send({ message: "Not found" });
+  });
+
+  const context: ApiContext = { db, chainHead: cachedChainHead(db) };
+  addressTransactionsRoute(app, context);
+  addressLogsRoute(app, context);
+  return app;
+}
+
+/** The indexed head changes once a block; reading it once a second is enough for every request. */
+function cachedChainHead(db: Database): () => Promise<ChainHead> {
+  let cached: { at: number; value: Promise<ChainHead> } | null = null;
+  return () => {
+    if (!cached || Date.now() - cached.at > 1_000) {
+      cached = { at: Date.now(), value: readChainHead(db) };
+      cached.value.catch(() => {
+        cached = null;
+      });
+    }
+    return cached.value;
+  };
+}

@@ -1,0 +1,45 @@
+import { type Address, checksumAddress } from "viem";
+import type { AddressInfo, FindAddressesReturnType } from "../../db/queries/addresses.ts";
+
+/** Blockscout's address object (BSW views/api/v2/helper.ex), the superset of the interface document's. */
+export type AddressView = {
+  hash: Address;
+  is_contract: boolean;
+  is_verified: boolean | null;
+  name: string | null;
+  implementation_name: string | null;
+  implementations: { address_hash: Address; name: string | null }[];
+  proxy_type: string | null;
+  ens_domain_name: string | null;
+  metadata: null;
+  is_scam: boolean;
+  reputation: "ok";
+  private_tags: never[];
+  watchlist_names: never[];
+  public_tags: never[];
+};
+
+/**
+ * Renders the address object for a lowercase hex address, or null for no address. An address never
+ * seen on chain renders with `is_verified: null`, as Blockscout does when nothing but the hash is known.
+ */
+export function renderAddress(hash: string | null, known: FindAddressesReturnType): AddressView | null {
+  if (hash === null) return null;
+  const info: AddressInfo | undefined = known.get(hash);
+  return {
+    hash: checksumAddress(hash as Address),
+    is_contract: info?.is_contract ?? false,
+    is_verified: info ? false : null,
+    name: null,
+    implementation_name: null,
+    implementations: [],
+    proxy_type: null,
+    ens_domain_name: null,
+    metadata: null,
+    is_scam: false,
+    reputation: "ok",
+    private_tags: [],
+    watchlist_names: [],
+    public_tags: [],
+  };
+}

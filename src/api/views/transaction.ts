@@ -1,0 +1,76 @@
+import type { TransactionRow } from "../../db/queries/address-transactions.ts";
+import type { FindAddressesReturnType } from "../../db/queries/addresses.ts";
+import type { ChainHead } from "../../db/queries/chain-head.ts";
+import { timestamp } from "../format.ts";
+import { renderAddress } from "./address.ts";
+
+/** The addresses of a transaction that its rendering needs looked up. */
+export function transactionAddresses(row: TransactionRow): string[] {
+  return [row.from_address, row.to_address, row.created_contract].filter(
+    (hash): hash is string => hash !== null,
+  );
+}
+
+/**
+ * Renders a transaction in the list form of Blockscout's transaction view, with the interface
+ * document's types (`gas_limit` a number, `token_transfers` an array). Fields that need decoding,
+ * tokens or traces carry their empty value until those are indexed.
+ */
+export function renderTransaction(row: TransactionRow, addresses: FindAddressesReturnType, head: ChainHead) {
+  const toIsContract = row.to_address !== null && (addresses.get(row.to_address)?.is_contract ?? false);
+  const gasUsed = BigInt(row.gas_used);
+  const baseFee = row.base_fee_per_gas === null ? null : BigInt(row.base_fee_per_gas);
+  const priorityFee =
+    row.max_priority_fee_per_gas !== null && row.max_fee_per_gas !== null && baseFee !== null
+      ? min(BigInt(row.max_priority_fee_per_gas), BigInt(row.max_fee_per_gas) - baseFee) * gasUsed
+      : null;
+  const types: string[] = [];
+  if (BigInt(row.value) > 0n) types.push("coin_transfer");
+  if (toIsContract) types.push("contract_call");
+  if (row.to_address === null) types.push("contract_creation");
+  return {
+    hash: row.hash,
+    block_number: row.block_number,
+    block_hash: row.block_hash,
+    position: row.index,
+    timestamp: timestamp(row.timestamp),
+    confirmations: head.blockNumber === null ? 0 : Math.max(head.blockNumber - row.block_number + 1, 1),
+    confirmation_duration: [0, head.averageBlockTimeMs ?? 0],
+    status: row.status === null ? null : row.status === 1 ? "ok" : "error",
+    // Why a transaction failed (revert, out of gas, ...) is known once its trace is indexed.
+    result: row.status === 0 ? "awaiting_internal_transactions" : "success",
+    revert_reason: null,
+    from: renderAddress(row.from_address, addresses),
+    to: renderAddress(row.to_address, addresses),
+    created_contract: renderAddress(row.created_contract, addresses),
+    value: row.value,
+    fee: { type: "actual", value: row.fee },
+    nonce: row.nonce,
+    type: row.type,
+    gas_limit: Number(row.gas_limit),
+    gas_used: row.gas_used,
+    gas_price: row.effective_gas_price ?? row.gas_price,
+    base_fee_per_gas: row.base_fee_per_gas,
+    max_fee_per_gas: row.max_fee_per_gas,
+    max_priority_fee_per_gas: row.max_priority_fee_per_gas,
+    priority_fee: priorityFee === null ? null : priorityFee.toString(),
+    transaction_burnt_fee: baseFee === null ? null : (baseFee * gasUsed).toString(),
+    raw_input: row.input,
+    method: toIsContract && row.input.length >= 10 ? row.input.slice(0, 10) : null,
+    decoded_input: null,
+    token_transfers: [],
+    token_transfers_overflow: false,
+    transaction_types: types,
+    has_error_in_internal_transactions: null,
+    actions: [],
+    authorization_list: [],
+    exchange_rate: null,
+    historic_exchange_rate: null,
+    transaction_tag: null,
+    is_pending_update: false,
+  };
+}
+
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}

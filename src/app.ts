@@ -1,0 +1,52 @@
+import type { FastifyInstance } from "fastify";
+import { createApiServer } from "./api/server.ts";
+import type { Config } from "./config.ts";
+import { type Database, openDatabase } from "./db/client.ts";
+import { migrate } from "./db/migrate.ts";
+import { createIndexer, type Indexer } from "./indexer/create-indexer.ts";
+import type { Logger } from "./logger.ts";
+import { createRpcClient } from "./rpc/client.ts";
+
+export type OpenStoreParameters = { config: Config; logger: Logger };
+
+/** Opens the configured database and brings its schema up to date. */
+export async function openStore({ config, logger }: OpenStoreParameters): Promise<Database> {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const { applied } = await migrate(db);
+  if (applied.length > 0) logger.info({ applied, database: db.kind }, "schema migrated");
+  return db;
+}
+
+export type CreateChainIndexerParameters = {
+  config: Config & { rpcUrl: string };
+  db: Database;
+  logger: Logger;
+};
+
+/** The indexer for the configured node, with RPC retries logged through `logger`. */
+export function createChainIndexer({ config, db, logger }: CreateChainIndexerParameters): Indexer {
+  const client = createRpcClient({
+    url: config.rpcUrl,
+    batchSize: config.rpcBatchSize,
+    concurrency: config.concurrency * 2,
+    timeoutMs: config.rpcTimeoutMs,
+  });
+  return createIndexer({
+    client,
+    db,
+    logger,
+    firstBlock: config.firstBlock,
+    rangeSize: config.rangeSize,
+    concurrency: config.concurrency,
+    pollIntervalMs: config.pollIntervalMs,
+  });
+}
+
+export type ServeParameters = { config: Config; db: Database; logger: Logger };
+
+/** Starts the API on the configured host and port and returns the running server. */
+export async function serve({ config, db, logger }: ServeParameters): Promise<FastifyInstance> {
+  const app = await createApiServer({ db, logger });
+  await app.listen({ host: config.host, port: config.port });
+  return app;
+}

@@ -1,0 +1,138 @@
+import { resolve } from "node:path";
+import { BaseError } from "./errors.ts";
+
+export type Config = {
+  /** JSON-RPC endpoint of the node to index (`ETHEREUM_JSONRPC_HTTP_URL`, `--rpc`). */
+  rpcUrl?: string;
+  /** PostgreSQL URL (`DATABASE_URL`, `--database`); absent means embedded PGlite in `dataDir`. */
+  databaseUrl?: string;
+  /** Folder for PGlite and the demo's node state (`SEXTANT_DATA_DIR`, `--data-dir`). */
+  dataDir: string;
+  /** HTTP port of the API (`PORT`, `--port`). */
+  port: number;
+  /** HTTP bind address (`SEXTANT_HOST`, `--host`). */
+  host: string;
+  /** First block to index when the database is empty (`FIRST_BLOCK`, `--from`). */
+  firstBlock: bigint;
+  /** Blocks fetched per range during catch-up (`INDEXER_CATCHUP_BLOCKS_BATCH_SIZE`, `--range-size`). */
+  rangeSize: number;
+  /** Ranges fetched ahead of the writer (`INDEXER_CATCHUP_BLOCKS_CONCURRENCY`, `--concurrency`). */
+  concurrency: number;
+  /** Largest JSON-RPC batch sent at once (`ETHEREUM_JSONRPC_BATCH_SIZE`, `--rpc-batch-size`). */
+  rpcBatchSize: number;
+  /** Time allowed for one JSON-RPC HTTP request in ms (`ETHEREUM_JSONRPC_HTTP_TIMEOUT`, `--rpc-timeout`). */
+  rpcTimeoutMs: number;
+  /** How often the head is polled once caught up, in ms (`SEXTANT_POLL_INTERVAL`, `--poll-interval`). */
+  pollIntervalMs: number;
+  /** pino log level (`LOG_LEVEL`, `--log-level`). */
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+};
+
+/** A configuration value that cannot be used; the CLI prints its message and exits with code 2. */
+export class ConfigError extends BaseError {
+  override name = "ConfigError";
+}
+
+type Source = Record<string, string | undefined>;
+
+type Field = {
+  env: string;
+  flag: string;
+  parse: (raw: string, name: string) => unknown;
+};
+
+const integer =
+  (min: number, max: number) =>
+  (raw: string, name: string): number => {
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+    }
+    return Number(raw);
+  };
+
+const url =
+  (protocols: string[]) =>
+  (raw: string, name: string): string => {
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      throw new ConfigError(`${name} must use ${protocols.join(" or ")}, got "${raw}"`);
+    }
+    return raw;
+  };
+
+const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+const fields: Record<keyof Config, Field> = {
+  rpcUrl: { env: "ETHEREUM_JSONRPC_HTTP_URL", flag: "rpc", parse: url(["http:", "https:"]) },
+  databaseUrl: { env: "DATABASE_URL", flag: "database", parse: url(["postgres:", "postgresql:"]) },
+  dataDir: { env: "SEXTANT_DATA_DIR", flag: "data-dir", parse: (raw) => resolve(raw) },
+  port: { env: "PORT", flag: "port", parse: integer(0, 65535) },
+  host: { env: "SEXTANT_HOST", flag: "host", parse: (raw) => raw },
+  firstBlock: {
+    env: "FIRST_BLOCK",
+    flag: "from",
+    parse: (raw, name) => {
+      if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a block number, got "${raw}"`);
+      return BigInt(raw);
+    },
+  },
+  rangeSize: { env: "INDEXER_CATCHUP_BLOCKS_BATCH_SIZE", flag: "range-size", parse: integer(1, 10_000) },
+  concurrency: { env: "INDEXER_CATCHUP_BLOCKS_CONCURRENCY", flag: "concurrency", parse: integer(1, 64) },
+  rpcBatchSize: { env: "ETHEREUM_JSONRPC_BATCH_SIZE", flag: "rpc-batch-size", parse: integer(1, 10_000) },
+  rpcTimeoutMs: { env: "ETHEREUM_JSONRPC_HTTP_TIMEOUT", flag: "rpc-timeout", parse: integer(100, 600_000) },
+  pollIntervalMs: { env: "SEXTANT_POLL_INTERVAL", flag: "poll-interval", parse: integer(10, 600_000) },
+  logLevel: {
+    env: "LOG_LEVEL",
+    flag: "log-level",
+    parse: (raw, name) => {
+      if (!levels.includes(raw)) throw new ConfigError(`${name} must be one of ${levels.join(", ")}`);
+      return raw;
+    },
+  },
+};
+
+const defaults: Config = {
+  dataDir: resolve(".sextant"),
+  port: 4000,
+  host: "127.0.0.1",
+  firstBlock: 0n,
+  rangeSize: 100,
+  concurrency: 4,
+  rpcBatchSize: 100,
+  rpcTimeoutMs: 30_000,
+  pollIntervalMs: 1_000,
+  logLevel: "info",
+};
+
+export type LoadConfigParameters = {
+  env?: Source;
+  /** `--name value` or `--name=value` pairs, already split from the command's other arguments. */
+  flags?: Source;
+};
+
+/**
+ * Builds the typed configuration from flags (first) and environment (second), validating every value.
+ * @throws {ConfigError} naming the variable or flag and what it must be.
+ */
+export function loadConfig({ env = process.env, flags = {} }: LoadConfigParameters = {}): Config {
+  const config: Record<string, unknown> = { ...defaults };
+  for (const [key, field] of Object.entries(fields)) {
+    const fromFlag = flags[field.flag];
+    const raw = fromFlag ?? env[field.env];
+    if (raw === undefined || raw === "") continue;
+    config[key] = field.parse(raw, fromFlag !== undefined ? `--${field.flag}` : field.env);
+  }
+  const known = new Set(Object.values(fields).map((field) => field.flag));
+  for (const flag of Object.keys(flags)) {
+    if (!known.has(flag)) throw new ConfigError(`unknown option --${flag}`);
+  }
+  return config as Config;
+}
+
+/** The flags `loadConfig` understands, with their environment names, for `--help`. */
+export const configOptions = Object.values(fields).map(({ env, flag }) => ({ env, flag }));

@@ -1,0 +1,89 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { PGlite, types } from "@electric-sql/pglite";
+import postgres from "postgres";
+
+/** Runs SQL with `$1`-style parameters; the same text runs on PostgreSQL and PGlite. */
+export type Queryable = {
+  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  /** Runs several statements without parameters (migrations). */
+  exec(text: string): Promise<void>;
+};
+
+export type Database = Queryable & {
+  kind: "postgres" | "pglite";
+  /** Runs `work` in one transaction: all of it is committed or none of it. */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+};
+
+export type OpenDatabaseParameters = {
+  /** A `postgres://` URL; without one, PGlite stores its files in `dataDir`. */
+  databaseUrl?: string;
+  dataDir?: string;
+  /** PGlite only: keep everything in memory (tests). */
+  inMemory?: boolean;
+};
+
+// Both drivers are made to agree: int8 as a JS number (block numbers and counts fit), numeric as a
+// string, bytea as bytes.
+const int8AsNumber = (value: string) => Number(value);
+
+/** Opens PostgreSQL when a URL is given, else the embedded PGlite database. */
+export async function openDatabase({
+  databaseUrl,
+  dataDir,
+  inMemory,
+}: OpenDatabaseParameters): Promise<Database> {
+  if (databaseUrl) return openPostgres(databaseUrl);
+  let path: string | undefined;
+  if (!inMemory) {
+    if (!dataDir) throw new Error("openDatabase needs dataDir for PGlite on disk");
+    path = join(dataDir, "pglite");
+    mkdirSync(path, { recursive: true });
+  }
+  return openPglite(path);
+}
+
+async function openPglite(path: string | undefined): Promise<Database> {
+  const lite = await PGlite.create(path ?? "memory://", { parsers: { [types.INT8]: int8AsNumber } });
+  const wrap = (target: Pick<PGlite, "query" | "exec">): Queryable => ({
+    async query<Row>(text: string, params: unknown[] = []) {
+      return (await target.query<Row>(text, params)).rows;
+    },
+    async exec(text: string) {
+      await target.exec(text);
+    },
+  });
+  return {
+    kind: "pglite",
+    ...wrap(lite),
+    transaction: (work) => lite.transaction((tx) => work(wrap(tx))),
+    close: () => lite.close(),
+  };
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const sql = postgres(url, {
+    max: 10,
+    onnotice: () => {},
+    types: {
+      int8: { to: 20, from: [20], serialize: (value: unknown) => String(value), parse: int8AsNumber },
+    },
+  });
+  await sql`select 1`;
+  const wrap = (target: postgres.Sql | postgres.TransactionSql): Queryable => ({
+    async query<Row>(text: string, params: unknown[] = []) {
+      return (await target.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as unknown as Row[];
+    },
+    async exec(text: string) {
+      await target.unsafe(text);
+    },
+  });
+  return {
+    kind: "postgres",
+    ...wrap(sql),
+    transaction: (work) => sql.begin((tx) => work(wrap(tx))) as Promise<never>,
+    close: () => sql.end({ timeout: 5 }),
+  };
+}

@@ -1,0 +1,106 @@
+import type { Queryable } from "../client.ts";
+import { byteaParam } from "../table-rows.ts";
+import { hexColumn, keysetCondition } from "./keyset.ts";
+
+export type TransactionSort = "block_number" | "value" | "fee";
+
+export type AddressTransactionsCursor = {
+  block_number?: number | null;
+  index?: number | null;
+  value?: string | null;
+  fee?: string | null;
+};
+
+export type ListAddressTransactionsParameters = {
+  address: string;
+  /** `from`: sent by the address; `to`: received by it or creating it. */
+  filter?: "to" | "from";
+  sort: TransactionSort;
+  order: "asc" | "desc";
+  cursor: AddressTransactionsCursor;
+  limit: number;
+};
+
+export type TransactionRow = {
+  hash: string;
+  block_number: number;
+  block_hash: string;
+  index: number;
+  from_address: string;
+  to_address: string | null;
+  created_contract: string | null;
+  value: string;
+  nonce: number;
+  type: number;
+  gas_limit: string;
+  gas_price: string | null;
+  max_fee_per_gas: string | null;
+  max_priority_fee_per_gas: string | null;
+  input: string;
+  status: number | null;
+  gas_used: string;
+  effective_gas_price: string | null;
+  fee: string;
+  timestamp: number;
+  base_fee_per_gas: string | null;
+};
+
+const sortColumns: Record<TransactionSort, string[]> = {
+  block_number: ["a.block_number", "a.transaction_index"],
+  value: ["a.value", "a.block_number", "a.transaction_index"],
+  fee: ["a.fee", "a.block_number", "a.transaction_index"],
+};
+
+const directionBits = { from: 1, to: 2 | 4 } as const;
+
+/** Columns of a transaction as the API renders it; `t` is transactions, `b` its block. */
+export const transactionColumns = `
+  ${hexColumn("t.hash", "hash")}, t.block_number, ${hexColumn("t.block_hash", "block_hash")}, t.index,
+  ${hexColumn("t.from_address", "from_address")}, ${hexColumn("t.to_address", "to_address")},
+  ${hexColumn("t.created_contract", "created_contract")}, t.value, t.nonce, t.type, t.gas_limit, t.gas_price,
+  t.max_fee_per_gas, t.max_priority_fee_per_gas, ${hexColumn("t.input", "input")}, t.status, t.gas_used,
+  t.effective_gas_price, t.gas_used * COALESCE(t.effective_gas_price, t.gas_price, 0) AS fee,
+  b.timestamp, b.base_fee_per_gas`;
+
+/**
+ * One page of the transactions an address takes part in, in the requested order, from the
+ * address→transaction index alone (one index range scan, whatever the sort).
+ */
+export async function listAddressTransactions(
+  db: Queryable,
+  { address, filter, sort, order, cursor, limit }: ListAddressTransactionsParameters,
+): Promise<TransactionRow[]> {
+  const columns = sortColumns[sort];
+  const values = {
+    block_number: [cursor.block_number, cursor.index],
+    value: [cursor.value, cursor.block_number, cursor.index],
+    fee: [cursor.fee, cursor.block_number, cursor.index],
+  }[sort];
+  const keyset = keysetCondition(columns, values, order, 3);
+  const direction = filter ? `AND a.direction & ${directionBits[filter]} <> 0` : "";
+  return db.query<TransactionRow>(
+    `SELECT ${transactionColumns}
+     FROM address_transactions a
+     JOIN transactions t ON t.block_number = a.block_number AND t.index = a.transaction_index
+     JOIN blocks b ON b.number = a.block_number
+     WHERE a.address = $1 AND ${keyset.sql} ${direction}
+     ORDER BY ${columns.map((column) => `${column} ${order}`).join(", ")}
+     LIMIT $2`,
+    [byteaParam(address), limit, ...keyset.params],
+  );
+}
+
+/** The cursor values of one transaction of the address, to resume after it when a client sent only its hash. */
+export async function findAddressTransactionCursor(
+  db: Queryable,
+  { address, hash }: { address: string; hash: string },
+): Promise<Required<AddressTransactionsCursor> | null> {
+  const [row] = await db.query<Required<AddressTransactionsCursor>>(
+    `SELECT a.block_number, a.transaction_index AS index, a.value, a.fee
+     FROM transactions t
+     JOIN address_transactions a ON a.address = $1 AND a.block_number = t.block_number AND a.transaction_index = t.index
+     WHERE t.hash = $2`,
+    [byteaParam(address), byteaParam(hash)],
+  );
+  return row ?? null;
+}

@@ -1,0 +1,79 @@
+import { BaseError } from "../errors.ts";
+import type { RangeRows } from "../indexer/transform-range.ts";
+import type { Database } from "./client.ts";
+import { byteaParam, insertRows } from "./table-rows.ts";
+
+/** The stored chain does not continue into the range: its parent is not the block stored below it. */
+export class ChainDivergedError extends BaseError {
+  override name = "ChainDivergedError";
+  readonly blockNumber: bigint;
+
+  constructor(blockNumber: bigint, details: string) {
+    super(`block ${blockNumber} does not extend the stored chain`, { details });
+    this.blockNumber = blockNumber;
+  }
+}
+
+export type WriteRangeParameters = {
+  from: bigint;
+  to: bigint;
+  /** Parent hash of block `from`, checked against the stored block `from - 1`. */
+  parentHash: string;
+  rows: RangeRows;
+};
+
+/** Name of the checkpoint that records the last block whose core data is stored. */
+export const blocksCheckpoint = "blocks";
+
+/**
+ * Writes a range's rows and moves the checkpoint to its last block, in one transaction: a crash at
+ * any point leaves either the whole range or none of it. Refuses a range that does not start right
+ * after the checkpoint or whose parent is not the stored block below it.
+ */
+export async function writeRange(
+  db: Database,
+  { from, to, parentHash, rows }: WriteRangeParameters,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [checkpoint] = await tx.query<{ block_number: number }>(
+      "SELECT block_number FROM checkpoints WHERE name = $1 FOR UPDATE",
+      [blocksCheckpoint],
+    );
+    if (checkpoint && BigInt(checkpoint.block_number) + 1n !== from) {
+      throw new ChainDivergedError(from, `the checkpoint is at block ${checkpoint.block_number}`);
+    }
+    const [parent] = await tx.query<{ matches: boolean }>(
+      "SELECT hash = $2::bytea AS matches FROM blocks WHERE number = $1",
+      [Number(from - 1n), byteaParam(parentHash)],
+    );
+    if (parent && !parent.matches) {
+      throw new ChainDivergedError(
+        from,
+        `its parent hash ${parentHash} differs from the stored block ${from - 1n}`,
+      );
+    }
+    await insertRows(tx, rows.blocks);
+    await insertRows(tx, rows.transactions);
+    await insertRows(tx, rows.addressTransactions);
+    await insertRows(tx, rows.logs);
+    await insertRows(tx, rows.addresses, {
+      onConflict: `ON CONFLICT (hash) DO UPDATE SET
+        is_contract = addresses.is_contract OR excluded.is_contract,
+        first_seen_block = LEAST(addresses.first_seen_block, excluded.first_seen_block)`,
+    });
+    await tx.query(
+      `INSERT INTO checkpoints (name, block_number) VALUES ($1, $2)
+       ON CONFLICT (name) DO UPDATE SET block_number = excluded.block_number`,
+      [blocksCheckpoint, Number(to)],
+    );
+  });
+}
+
+/** The last block whose data is stored, or null for an empty database. */
+export async function readCheckpoint(db: Database, name = blocksCheckpoint): Promise<bigint | null> {
+  const [row] = await db.query<{ block_number: number }>(
+    "SELECT block_number FROM checkpoints WHERE name = $1",
+    [name],
+  );
+  return row ? BigInt(row.block_number) : null;
+}

@@ -1,0 +1,149 @@
+import type { Address, Hash } from "viem";
+import { ensureChainIdentity } from "../db/chain-identity.ts";
+import type { Database } from "../db/client.ts";
+import { readCheckpoint, writeRange } from "../db/write-range.ts";
+import type { Logger } from "../logger.ts";
+import type { RpcClient } from "../rpc/client.ts";
+import { RpcInvalidAnswerError } from "../rpc/errors.ts";
+import { eth_blockNumber } from "../rpc/eth_blockNumber.ts";
+import { eth_chainId } from "../rpc/eth_chainId.ts";
+import { eth_getBlockByNumber } from "../rpc/eth_getBlockByNumber.ts";
+import { type FetchedRange, fetchRange } from "./fetch-range.ts";
+import { retryForever, sleep } from "./retry.ts";
+import { transformRange } from "./transform-range.ts";
+
+export type CreateIndexerParameters = {
+  client: RpcClient;
+  db: Database;
+  logger: Logger;
+  /** First block to index when the database is empty. */
+  firstBlock?: bigint;
+  /** Blocks per range (one fetch, one database transaction). */
+  rangeSize?: number;
+  /** Ranges fetched ahead of the writer. */
+  concurrency?: number;
+  pollIntervalMs?: number;
+};
+
+export type IndexerStatus = {
+  /** Last block stored, null before the first. */
+  indexedBlock: bigint | null;
+  /** Latest head the node reported. */
+  headBlock: bigint | null;
+  /** True once catch-up reached the head and the indexer follows new blocks. */
+  following: boolean;
+};
+
+export type Indexer = {
+  /** Checks the node serves the chain the database holds (recording it on first use). */
+  prepare(): Promise<void>;
+  /** Indexes from the checkpoint up to `target` (default: the node's head now), then returns it. */
+  catchUp(target?: bigint, signal?: AbortSignal): Promise<bigint | null>;
+  /** Catches up, then follows new heads until `signal` aborts. */
+  run(signal: AbortSignal): Promise<void>;
+  status(): IndexerStatus;
+};
+
+/**
+ * Creates the block indexer: it catches up from the checkpoint to the head in ranges, fetching several
+ * ranges ahead while the previous one is written, then polls for new heads. Each range is validated
+ * before it is written and written in one transaction with its checkpoint.
+ */
+export function createIndexer({
+  client,
+  db,
+  logger,
+  firstBlock = 0n,
+  rangeSize = 100,
+  concurrency = 4,
+  pollIntervalMs = 1_000,
+}: CreateIndexerParameters): Indexer {
+  const knownContracts = new Set<Address>();
+  const state: IndexerStatus = { indexedBlock: null, headBlock: null, following: false };
+
+  async function prepare() {
+    const [chainId, [genesis]] = await Promise.all([
+      retryForever(() => eth_chainId(client), { what: "eth_chainId", logger }),
+      retryForever(() => eth_getBlockByNumber(client, { blocks: [0n] }), { what: "genesis block", logger }),
+    ]);
+    if (!genesis?.hash) throw new RpcInvalidAnswerError("the node has no genesis block");
+    await ensureChainIdentity(db, { chainId, genesisHash: genesis.hash });
+    state.indexedBlock = await readCheckpoint(db);
+  }
+
+  function fetchWithRetry(from: bigint, to: bigint, signal?: AbortSignal): Promise<FetchedRange> {
+    return retryForever(() => fetchRange(client, { from, to, knownContracts }), {
+      what: `blocks ${from}-${to}`,
+      logger,
+      signal,
+    });
+  }
+
+  async function catchUp(target?: bigint, signal?: AbortSignal): Promise<bigint | null> {
+    const head =
+      target ??
+      (await retryForever(() => eth_blockNumber(client), { what: "eth_blockNumber", logger, signal }));
+    state.headBlock = head;
+    const start = state.indexedBlock === null ? firstBlock : state.indexedBlock + 1n;
+    if (start > head) return state.indexedBlock;
+
+    const ranges: [bigint, bigint][] = [];
+    for (let from = start; from <= head; from += BigInt(rangeSize)) {
+      const to = from + BigInt(rangeSize) - 1n;
+      ranges.push([from, to < head ? to : head]);
+    }
+    const began = Date.now();
+    let written = 0;
+    let lastLog = began;
+    // Fetches run up to `concurrency` ranges ahead; writes happen strictly in order.
+    const inFlight: Promise<FetchedRange>[] = [];
+    let next = 0;
+    const launch = () => {
+      while (inFlight.length < concurrency && next < ranges.length) {
+        const [from, to] = ranges[next++];
+        const pending = fetchWithRetry(from, to, signal);
+        pending.catch(() => {});
+        inFlight.push(pending);
+      }
+    };
+    launch();
+    while (inFlight.length > 0) {
+      const range = await (inFlight.shift() as Promise<FetchedRange>);
+      launch();
+      signal?.throwIfAborted();
+      await writeRange(db, {
+        from: range.from,
+        to: range.to,
+        parentHash: range.blocks[0].parentHash as Hash,
+        rows: transformRange(range),
+      });
+      state.indexedBlock = range.to;
+      written += range.blocks.length;
+      if (Date.now() - lastLog > 5_000) {
+        lastLog = Date.now();
+        const rate = Math.round((written * 1000) / (lastLog - began));
+        logger.info({ indexed: Number(range.to), head: Number(head), blocksPerSecond: rate }, "catching up");
+      }
+    }
+    return state.indexedBlock;
+  }
+
+  async function run(signal: AbortSignal) {
+    try {
+      for (;;) {
+        const before = state.indexedBlock;
+        await catchUp(undefined, signal);
+        if (!state.following && state.indexedBlock === state.headBlock) {
+          state.following = true;
+          logger.info({ indexed: Number(state.indexedBlock) }, "caught up; following new blocks");
+        }
+        if (state.indexedBlock === before) await sleep(pollIntervalMs, signal);
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
+    }
+  }
+
+  return { prepare, catchUp, run, status: () => ({ ...state }) };
+}

@@ -1,0 +1,160 @@
+import { RpcError, RpcHttpError, RpcResponseError, RpcTimeoutError, RpcTransportError } from "./errors.ts";
+
+export type RpcCall = { method: string; params: unknown[] };
+
+export type RpcClientParameters = {
+  url: string;
+  /** Largest number of calls sent in one HTTP request. */
+  batchSize?: number;
+  /** HTTP requests in flight at once. */
+  concurrency?: number;
+  timeoutMs?: number;
+  /** Attempts after the first for retryable failures (transport, timeout, 429, 5xx). */
+  retries?: number;
+  /** Delay before the first retry; doubles each time, with jitter. */
+  retryDelayMs?: number;
+  /** Called once per failed attempt that will be retried. */
+  onRetry?: (error: RpcError, attempt: number) => void;
+};
+
+export type RpcClient = {
+  url: string;
+  /** Sends one call and returns its result. */
+  request<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+  /**
+   * Sends calls in batches of at most `batchSize` and returns the results in order.
+   * A JSON-RPC error in any entry rejects the whole batch with that entry's RpcResponseError.
+   */
+  batch<T = unknown>(calls: RpcCall[]): Promise<T[]>;
+};
+
+type JsonRpcAnswer = {
+  id: number;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+};
+
+/**
+ * Creates a JSON-RPC client over HTTP with batching, bounded concurrency, timeouts and retries with
+ * exponential backoff on failures that asking again can fix.
+ */
+export function createRpcClient({
+  url,
+  batchSize = 100,
+  concurrency = 4,
+  timeoutMs = 30_000,
+  retries = 5,
+  retryDelayMs = 100,
+  onRetry,
+}: RpcClientParameters): RpcClient {
+  let nextId = 1;
+  let active = 0;
+  const waiting: (() => void)[] = [];
+
+  async function withSlot<T>(task: () => Promise<T>): Promise<T> {
+    if (active >= concurrency) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await task();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  }
+
+  async function post(body: unknown): Promise<unknown> {
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      if (error instanceof DOMException && error.name === "TimeoutError") {
+        throw new RpcTimeoutError(`no answer from ${url} within ${timeoutMs} ms`, { cause: error });
+      }
+      throw new RpcTransportError(`cannot reach ${url}`, { cause: error, details: String(error) });
+    }
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+      if (timedOut)
+        throw new RpcTimeoutError(`answer from ${url} took over ${timeoutMs} ms`, { cause: error });
+      throw new RpcTransportError(`connection to ${url} broke mid-answer`, { cause: error });
+    }
+    if (!response.ok) throw new RpcHttpError({ status: response.status, body: text });
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new RpcTransportError("node sent a body that is not JSON", {
+        cause: error,
+        details: text.slice(0, 200),
+      });
+    }
+  }
+
+  async function withRetries<T>(task: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await withSlot(task);
+      } catch (error) {
+        if (!(error instanceof RpcError) || !error.retryable || attempt >= retries) throw error;
+        onRetry?.(error, attempt + 1);
+        const delay = retryDelayMs * 2 ** attempt;
+        await new Promise((resolve) => setTimeout(resolve, delay / 2 + Math.random() * delay));
+      }
+    }
+  }
+
+  function answerOf(call: RpcCall, answer: JsonRpcAnswer | undefined): unknown {
+    if (answer === undefined) throw new RpcTransportError(`node left ${call.method} unanswered in a batch`);
+    if (answer.error) {
+      throw new RpcResponseError({
+        method: call.method,
+        code: answer.error.code,
+        message: answer.error.message,
+        data: answer.error.data,
+      });
+    }
+    if (!("result" in answer))
+      throw new RpcTransportError(`node answered ${call.method} with neither result nor error`);
+    return answer.result;
+  }
+
+  async function sendBatch(calls: RpcCall[]): Promise<unknown[]> {
+    return withRetries(async () => {
+      const first = nextId;
+      nextId += calls.length;
+      const body = calls.map((call, i) => ({
+        jsonrpc: "2.0",
+        id: first + i,
+        method: call.method,
+        params: call.params,
+      }));
+      const answer = await post(calls.length === 1 ? body[0] : body);
+      const answers = Array.isArray(answer) ? (answer as JsonRpcAnswer[]) : [answer as JsonRpcAnswer];
+      // A single-call error object from a node that rejects batches arrives without an array.
+      if (calls.length > 1 && !Array.isArray(answer)) answerOf(calls[0], answer as JsonRpcAnswer);
+      const byId = new Map(answers.map((entry) => [entry?.id, entry]));
+      return calls.map((call, i) => answerOf(call, byId.get(first + i)));
+    });
+  }
+
+  return {
+    url,
+    async request<T>(method: string, params: unknown[] = []) {
+      const [result] = await sendBatch([{ method, params }]);
+      return result as T;
+    },
+    async batch<T>(calls: RpcCall[]) {
+      const chunks: RpcCall[][] = [];
+      for (let i = 0; i < calls.length; i += batchSize) chunks.push(calls.slice(i, i + batchSize));
+      const results = await Promise.all(chunks.map(sendBatch));
+      return results.flat() as T[];
+    },
+  };
+}

@@ -1,0 +1,23 @@
+import type { RpcClient } from "./client.ts";
+import { type RpcFullBlock, toHexQuantity } from "./types.ts";
+
+export type EthGetBlockByNumberParameters = {
+  /** Block numbers, or tags such as `latest` and `finalized`. */
+  blocks: (bigint | "latest" | "finalized" | "safe" | "earliest")[];
+};
+
+/** One block per requested number, `null` where the node does not have it. */
+export type EthGetBlockByNumberReturnType = (RpcFullBlock | null)[];
+
+/** Fetches blocks with their full transaction objects, batched. */
+export async function eth_getBlockByNumber(
+  client: RpcClient,
+  { blocks }: EthGetBlockByNumberParameters,
+): Promise<EthGetBlockByNumberReturnType> {
+  return client.batch<RpcFullBlock | null>(
+    blocks.map((block) => ({
+      method: "eth_getBlockByNumber",
+      params: [typeof block === "bigint" ? toHexQuantity(block) : block, true],
+    })),
+  );
+}
