@@ -1,0 +1,152 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+
+/** Parameters of {@link startAnvil}. */
+export type StartAnvilParameters = {
+  /** Loads the chain from this file when it exists and dumps the chain into it on {@link Anvil.stop}. */
+  stateFile?: string;
+  /** Port on 127.0.0.1; a free one is picked when omitted. */
+  port?: number;
+  /** Seconds between automatically mined blocks; blocks are mined per transaction when omitted. */
+  blockTime?: number;
+};
+
+/** A running anvil node started by {@link startAnvil}. */
+export type Anvil = {
+  /** HTTP JSON-RPC endpoint, e.g. `http://127.0.0.1:8545`. */
+  rpcUrl: string;
+  port: number;
+  /** Terminates anvil and resolves once the process has exited (and written its state file). */
+  stop(): Promise<void>;
+};
+
+const readyTimeoutMs = 15_000;
+const readyPollIntervalMs = 50;
+const killGraceMs = 3_000;
+
+/**
+ * Starts the anvil binary shipped in the `@foundry-rs/anvil-<platform>-<arch>` npm package with the
+ * Cancun hardfork and waits until it answers JSON-RPC.
+ *
+ * @example
+ * const anvil = await startAnvil({ stateFile: ".sextant/demo-state.json" });
+ * // ... use anvil.rpcUrl
+ * await anvil.stop();
+ */
+export async function startAnvil(parameters: StartAnvilParameters = {}): Promise<Anvil> {
+  // Binding first also catches a busy explicit port: another node there would answer the readiness probe.
+  const port = await reservePort(parameters.port ?? 0);
+  const args = ["--host", "127.0.0.1", "--port", String(port), "--hardfork", "cancun", "--silent"];
+  if (parameters.stateFile !== undefined) args.push("--state", parameters.stateFile);
+  if (parameters.blockTime !== undefined) args.push("--block-time", String(parameters.blockTime));
+
+  const child = spawn(resolveAnvilBinary(), args, { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  // `events.once(child, "exit")` would reject on "error", so plain listeners track both outcomes.
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const spawnError = new Promise<Error>((resolve) => child.once("error", resolve));
+  // An orphaned anvil keeps its port and keeps writing snapshots; take it down with this process.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  exited.then(() => process.off("exit", killOnExit));
+
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilReady({ rpcUrl, child, spawnError });
+  } catch (error) {
+    await terminate(child, exited);
+    const details = stderr.trim() ? `\nanvil stderr:\n${stderr.trim()}` : "";
+    throw new Error(`anvil did not start on ${rpcUrl}: ${(error as Error).message}${details}`);
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    rpcUrl,
+    port,
+    stop() {
+      stopping ??= terminate(child, exited);
+      return stopping;
+    },
+  };
+}
+
+function resolveAnvilBinary(): string {
+  const arch = process.arch === "x64" ? "amd64" : process.arch;
+  const packageName = `@foundry-rs/anvil-${process.platform}-${arch}`;
+  const require = createRequire(import.meta.url);
+  const executable = process.platform === "win32" ? "anvil.exe" : "anvil";
+  try {
+    return join(dirname(require.resolve(`${packageName}/package.json`)), "bin", executable);
+  } catch {
+    throw new Error(`${packageName} is not installed; anvil has no npm binary for this platform`);
+  }
+}
+
+async function reservePort(port: number): Promise<number> {
+  const server = createServer();
+  server.listen(port, "127.0.0.1");
+  try {
+    await once(server, "listening");
+  } catch (error) {
+    throw new Error(`cannot use 127.0.0.1:${port} for anvil: ${(error as Error).message}`);
+  }
+  const address = server.address();
+  server.close();
+  await once(server, "close");
+  if (address === null || typeof address === "string") throw new Error("could not determine a free port");
+  return address.port;
+}
+
+async function waitUntilReady(parameters: {
+  rpcUrl: string;
+  child: ChildProcess;
+  spawnError: Promise<Error>;
+}): Promise<void> {
+  const { rpcUrl, child, spawnError } = parameters;
+  let failure: Error | undefined;
+  spawnError.then((error) => {
+    failure = error;
+  });
+  const deadline = Date.now() + readyTimeoutMs;
+  while (Date.now() < deadline) {
+    if (failure) throw failure;
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`anvil exited early (code ${child.exitCode ?? child.signalCode})`);
+    }
+    if (await answersChainId(rpcUrl)) return;
+    await new Promise((resolve) => setTimeout(resolve, readyPollIntervalMs));
+  }
+  throw new Error(`no eth_chainId answer within ${readyTimeoutMs} ms`);
+}
+
+async function answersChainId(rpcUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+      signal: AbortSignal.timeout(1_000),
+    });
+    const body = (await response.json()) as { result?: unknown };
+    return typeof body.result === "string";
+  } catch {
+    // Connection refused until anvil has bound its port.
+    return false;
+  }
+}
+
+async function terminate(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  // Without a pid the binary never started, so no exit event will come.
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGTERM");
+  // A busy anvil may ignore SIGTERM; SIGKILL loses the state dump but never hangs the caller.
+  const killTimer = setTimeout(() => child.kill("SIGKILL"), killGraceMs);
+  await exited;
+  clearTimeout(killTimer);
+}

@@ -1,0 +1,82 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createChainIndexer, openStore, serve } from "../app.ts";
+import type { Config } from "../config.ts";
+import { ChainMismatchError } from "../db/chain-identity.ts";
+import type { Logger } from "../logger.ts";
+import { createRpcClient } from "../rpc/client.ts";
+import { eth_blockNumber } from "../rpc/eth_blockNumber.ts";
+import { startAnvil } from "./anvil.ts";
+import { runScenario, type ScenarioResult } from "./scenario.ts";
+
+export type RunDemoParameters = { config: Config; logger: Logger; signal: AbortSignal };
+
+/**
+ * `sextant demo`: starts anvil with its state kept in `<dataDir>/demo`, plays the demo scenario on a
+ * new chain, indexes the chain, serves the API and follows new blocks until `signal` aborts. A second
+ * run resumes the same chain; if the chain was lost, the demo's own embedded database starts afresh.
+ */
+export async function runDemo({ config, logger, signal }: RunDemoParameters): Promise<void> {
+  const demoDir = join(config.dataDir, "demo");
+  mkdirSync(demoDir, { recursive: true });
+  const scenarioFile = join(demoDir, "scenario.json");
+  const anvil = await startAnvil({ stateFile: join(demoDir, "anvil-state.json") });
+  try {
+    let scenario = existsSync(scenarioFile)
+      ? (JSON.parse(readFileSync(scenarioFile, "utf8")) as ScenarioResult)
+      : null;
+    const head = await eth_blockNumber(createRpcClient({ url: anvil.rpcUrl }));
+    if (head === 0n || !scenario) {
+      logger.info({ rpcUrl: anvil.rpcUrl }, "playing the demo scenario on a new anvil chain");
+      scenario = await runScenario({ rpcUrl: anvil.rpcUrl });
+      writeFileSync(
+        scenarioFile,
+        JSON.stringify(scenario, (_, value) => (typeof value === "bigint" ? value.toString() : value), 2),
+      );
+    }
+
+    const demoConfig = { ...config, rpcUrl: anvil.rpcUrl, dataDir: demoDir, pollIntervalMs: 250 };
+    let db = await openStore({ config: demoConfig, logger });
+    let indexer = createChainIndexer({ config: demoConfig, db, logger });
+    try {
+      await indexer.prepare();
+    } catch (error) {
+      if (!(error instanceof ChainMismatchError) || config.databaseUrl) throw error;
+      logger.warn("the demo chain was replaced; starting its embedded database afresh");
+      await db.close();
+      rmSync(join(demoDir, "pglite"), { recursive: true, force: true });
+      db = await openStore({ config: demoConfig, logger });
+      indexer = createChainIndexer({ config: demoConfig, db, logger });
+      await indexer.prepare();
+    }
+    const started = Date.now();
+    const indexed = await indexer.catchUp(undefined, signal);
+    logger.info({ indexed: Number(indexed), ms: Date.now() - started }, "demo chain indexed");
+    const app = await serve({ config: demoConfig, db, logger });
+    process.stdout.write(exampleUrls(`http://${config.host}:${config.port}/api/v2`, scenario));
+    try {
+      await indexer.run(signal);
+    } finally {
+      await app.close();
+      await db.close();
+    }
+  } finally {
+    await anvil.stop();
+  }
+}
+
+function exampleUrls(base: string, scenario: ScenarioResult): string {
+  const [account] = scenario.accounts;
+  const { token } = scenario.contracts;
+  return `
+Sextant demo: chain ${scenario.chainId} indexed, API at ${base}
+
+Try:
+  ${base}/addresses/${account}/transactions
+  ${base}/addresses/${account}/transactions?filter=from&sort=value&order=desc
+  ${base}/addresses/${token}/logs
+  ${base}/addresses/${token}/transactions
+
+Stop with Ctrl-C; the next "npm start" resumes this chain.
+`;
+}

@@ -1,0 +1,137 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { createRpcClient } from "./client.ts";
+import { RpcHttpError, RpcResponseError, RpcTimeoutError, RpcTransportError } from "./errors.ts";
+
+type Handler = (
+  body: { id: number; method: string }[] | { id: number; method: string },
+  response: ServerResponse,
+) => void;
+
+let server: Server | undefined;
+
+/** A local HTTP server whose every answer is decided by `handler`, to play a misbehaving node. */
+async function node(handler: Handler): Promise<string> {
+  server = createServer((request: IncomingMessage, response) => {
+    let text = "";
+    request.on("data", (chunk) => {
+      text += chunk;
+    });
+    request.on("end", () => handler(JSON.parse(text), response));
+  });
+  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server?.address() as AddressInfo).port}`;
+}
+
+const ok = (response: ServerResponse, body: unknown) => {
+  response.writeHead(200, { "content-type": "application/json" });
+  response.end(JSON.stringify(body));
+};
+const echo = (call: { id: number; method: string }) => ({ jsonrpc: "2.0", id: call.id, result: call.method });
+
+afterEach(async () => {
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  server = undefined;
+});
+
+describe("createRpcClient", () => {
+  it("retries 429 and 5xx answers, then returns the result", async () => {
+    let calls = 0;
+    const url = await node((body, response) => {
+      calls++;
+      if (calls === 1) return response.writeHead(429).end("slow down");
+      if (calls === 2) return response.writeHead(503).end("unavailable");
+      ok(response, echo(body as { id: number; method: string }));
+    });
+    const retries: string[] = [];
+    const client = createRpcClient({ url, retryDelayMs: 1, onRetry: (error) => retries.push(error.name) });
+    expect(await client.request("eth_chainId")).toBe("eth_chainId");
+    expect(retries).toEqual(["RpcHttpError", "RpcHttpError"]);
+  });
+
+  it("retries a truncated JSON body", async () => {
+    let calls = 0;
+    const url = await node((body, response) => {
+      calls++;
+      if (calls === 1) return response.writeHead(200).end('{"jsonrpc":"2.0","id":1,"res');
+      ok(response, echo(body as { id: number; method: string }));
+    });
+    expect(await createRpcClient({ url, retryDelayMs: 1 }).request("eth_blockNumber")).toBe(
+      "eth_blockNumber",
+    );
+    expect(calls).toBe(2);
+  });
+
+  it("does not retry a 400 or a JSON-RPC error, and says which call failed", async () => {
+    let calls = 0;
+    const url = await node((body, response) => {
+      calls++;
+      const call = body as { id: number };
+      if (calls === 1) return response.writeHead(400).end("bad request");
+      ok(response, { jsonrpc: "2.0", id: call.id, error: { code: -32602, message: "invalid argument" } });
+    });
+    const client = createRpcClient({ url, retryDelayMs: 1 });
+    const http = await client.request("eth_call").catch((error) => error);
+    expect(http).toBeInstanceOf(RpcHttpError);
+    expect(http.retryable).toBe(false);
+    const rpc = await client.request("eth_getCode").catch((error) => error);
+    expect(rpc).toBeInstanceOf(RpcResponseError);
+    expect(rpc.shortMessage).toBe("eth_getCode failed: invalid argument (code -32602)");
+    expect(calls).toBe(2);
+  });
+
+  it("gives up after the configured retries with a typed error", async () => {
+    const url = await node(() => {
+      // Never answers: every attempt times out.
+    });
+    const error = await createRpcClient({ url, timeoutMs: 50, retries: 2, retryDelayMs: 1 })
+      .request("eth_blockNumber")
+      .catch((caught) => caught);
+    expect(error).toBeInstanceOf(RpcTimeoutError);
+  });
+
+  it("reports an unreachable node as a retryable transport error", async () => {
+    const error = await createRpcClient({ url: "http://127.0.0.1:1", retries: 0 })
+      .request("eth_blockNumber")
+      .catch((caught) => caught);
+    expect(error).toBeInstanceOf(RpcTransportError);
+    expect(error.retryable).toBe(true);
+  });
+
+  it("splits batches, keeps answers in call order and bounds concurrent requests", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const sizes: number[] = [];
+    const url = await node((body, response) => {
+      const calls = body as { id: number; method: string }[];
+      sizes.push(calls.length);
+      inFlight++;
+      most = Math.max(most, inFlight);
+      setTimeout(() => {
+        inFlight--;
+        // Nodes may answer batch entries in any order; ids tie them back.
+        ok(response, calls.map(echo).reverse());
+      }, 20);
+    });
+    const client = createRpcClient({ url, batchSize: 10, concurrency: 2 });
+    const calls = Array.from({ length: 45 }, (_, i) => ({ method: `m${i}`, params: [] }));
+    expect(await client.batch(calls)).toEqual(calls.map((call) => call.method));
+    expect(sizes.sort((a, b) => a - b)).toEqual([5, 10, 10, 10, 10]);
+    expect(most).toBe(2);
+  });
+
+  it("rejects a batch whose answer leaves a call out", async () => {
+    const url = await node((body, response) =>
+      ok(response, (body as { id: number; method: string }[]).slice(1).map(echo)),
+    );
+    const error = await createRpcClient({ url, retries: 0 })
+      .batch([
+        { method: "a", params: [] },
+        { method: "b", params: [] },
+      ])
+      .catch((caught) => caught);
+    expect(error).toBeInstanceOf(RpcTransportError);
+    expect(error.shortMessage).toContain("left a unanswered");
+  });
+});
