@@ -2,7 +2,6 @@ import { parseArgs } from "node:util";
 import { createChainIndexer, openStore, serve } from "./app.ts";
 import { type Config, ConfigError, configOptions, loadConfig } from "./config.ts";
 import { ChainMismatchError } from "./db/chain-identity.ts";
-import { runDemo } from "./demo/run-demo.ts";
 import { createLogger, type Logger } from "./logger.ts";
 
 const usage = `Usage: sextant <command> [options]
@@ -62,7 +61,11 @@ const commands: Record<string, Command> = {
     const db = await openStore({ config, logger });
     await db.close();
   },
-  demo: (config, logger, signal) => runDemo({ config, logger, signal }),
+  async demo(config, logger, signal) {
+    // Loaded on demand: the demo brings the Solidity compiler and anvil, which other commands never need.
+    const { runDemo } = await import("./demo/run-demo.ts");
+    await runDemo({ config, logger, signal });
+  },
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -75,6 +78,12 @@ async function main(argv: string[]): Promise<number> {
       ...Object.fromEntries(configOptions.map(({ flag }) => [flag, { type: "string" as const }])),
     },
   });
+  const known = new Set(configOptions.map(({ flag }) => flag));
+  const unknownFlag = Object.keys(values).find((flag) => flag !== "help" && !known.has(flag));
+  if (unknownFlag) {
+    process.stderr.write(`sextant: unknown option --${unknownFlag}\n`);
+    return 2;
+  }
   const [name, ...extra] = positionals;
   if (values.help || !name) {
     process.stdout.write(usage);
@@ -88,11 +97,8 @@ async function main(argv: string[]): Promise<number> {
   const { help: _help, ...flags } = values;
   let config: Config;
   try {
-    const known = new Set(configOptions.map(({ flag }) => flag));
     for (const [flag, value] of Object.entries(flags)) {
-      if (typeof value !== "string") {
-        throw new ConfigError(known.has(flag) ? `--${flag} needs a value` : `unknown option --${flag}`);
-      }
+      if (typeof value !== "string") throw new ConfigError(`--${flag} needs a value`);
     }
     config = loadConfig({ flags: flags as Record<string, string> });
   } catch (error) {

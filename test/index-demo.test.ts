@@ -69,7 +69,7 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
       `SELECT '0x' || encode(address, 'hex') AS address, block_number, transaction_index, direction FROM address_transactions`,
     );
     const expected = new Map<string, number>();
-    blocks.forEach((block) =>
+    blocks.forEach((block) => {
       block.transactions.forEach((transaction, t) => {
         const receipt = receipts[Number(block.number)][t];
         const add = (address: string | null | undefined, bit: number) => {
@@ -80,8 +80,8 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
         add(transaction.from, 1);
         add(transaction.to, 2);
         if (!transaction.to) add(receipt.contractAddress, 4);
-      }),
-    );
+      });
+    });
     const stored = new Map(
       rows.map((row) => [`${row.address}/${row.block_number}/${row.transaction_index}`, row.direction]),
     );

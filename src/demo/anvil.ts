@@ -26,6 +26,7 @@ export type Anvil = {
 const readyTimeoutMs = 15_000;
 const readyPollIntervalMs = 50;
 const killGraceMs = 3_000;
+const stderrTailLength = 8_000;
 
 /**
  * Starts the anvil binary shipped in the `@foundry-rs/anvil-<platform>-<arch>` npm package with the
@@ -44,9 +45,10 @@ export async function startAnvil(parameters: StartAnvilParameters = {}): Promise
   if (parameters.blockTime !== undefined) args.push("--block-time", String(parameters.blockTime));
 
   const child = spawn(resolveAnvilBinary(), args, { stdio: ["ignore", "ignore", "pipe"] });
+  // Only the tail matters for error messages, and a long-running node must not grow this forever.
   let stderr = "";
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
+    stderr = (stderr + chunk).slice(-stderrTailLength);
   });
   // `events.once(child, "exit")` would reject on "error", so plain listeners track both outcomes.
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

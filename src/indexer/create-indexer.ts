@@ -119,6 +119,7 @@ export function createIndexer({
       });
       state.indexedBlock = range.to;
       written += range.blocks.length;
+      logger.debug({ from: Number(range.from), to: Number(range.to) }, "range written");
       if (Date.now() - lastLog > 5_000) {
         lastLog = Date.now();
         const rate = Math.round((written * 1000) / (lastLog - began));

@@ -20,8 +20,9 @@ async function node(handler: Handler): Promise<string> {
     });
     request.on("end", () => handler(JSON.parse(text), response));
   });
-  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server?.address() as AddressInfo).port}`;
+  const listening = server;
+  await new Promise<void>((resolve) => listening.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
 }
 
 const ok = (response: ServerResponse, body: unknown) => {
@@ -29,6 +30,16 @@ const ok = (response: ServerResponse, body: unknown) => {
   response.end(JSON.stringify(body));
 };
 const echo = (call: { id: number; method: string }) => ({ jsonrpc: "2.0", id: call.id, result: call.method });
+
+/** The error a promise rejects with; fails the test if it resolves. */
+async function failure<T>(promise: Promise<unknown>): Promise<T> {
+  return promise.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (error: T) => error,
+  );
+}
 
 afterEach(async () => {
   await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
@@ -72,10 +83,10 @@ describe("createRpcClient", () => {
       ok(response, { jsonrpc: "2.0", id: call.id, error: { code: -32602, message: "invalid argument" } });
     });
     const client = createRpcClient({ url, retryDelayMs: 1 });
-    const http = await client.request("eth_call").catch((error) => error);
+    const http = await failure<RpcHttpError>(client.request("eth_call"));
     expect(http).toBeInstanceOf(RpcHttpError);
     expect(http.retryable).toBe(false);
-    const rpc = await client.request("eth_getCode").catch((error) => error);
+    const rpc = await failure<RpcResponseError>(client.request("eth_getCode"));
     expect(rpc).toBeInstanceOf(RpcResponseError);
     expect(rpc.shortMessage).toBe("eth_getCode failed: invalid argument (code -32602)");
     expect(calls).toBe(2);
@@ -85,16 +96,16 @@ describe("createRpcClient", () => {
     const url = await node(() => {
       // Never answers: every attempt times out.
     });
-    const error = await createRpcClient({ url, timeoutMs: 50, retries: 2, retryDelayMs: 1 })
-      .request("eth_blockNumber")
-      .catch((caught) => caught);
+    const error = await failure(
+      createRpcClient({ url, timeoutMs: 50, retries: 2, retryDelayMs: 1 }).request("eth_blockNumber"),
+    );
     expect(error).toBeInstanceOf(RpcTimeoutError);
   });
 
   it("reports an unreachable node as a retryable transport error", async () => {
-    const error = await createRpcClient({ url: "http://127.0.0.1:1", retries: 0 })
-      .request("eth_blockNumber")
-      .catch((caught) => caught);
+    const error = await failure<RpcTransportError>(
+      createRpcClient({ url: "http://127.0.0.1:1", retries: 0 }).request("eth_blockNumber"),
+    );
     expect(error).toBeInstanceOf(RpcTransportError);
     expect(error.retryable).toBe(true);
   });
@@ -125,12 +136,12 @@ describe("createRpcClient", () => {
     const url = await node((body, response) =>
       ok(response, (body as { id: number; method: string }[]).slice(1).map(echo)),
     );
-    const error = await createRpcClient({ url, retries: 0 })
-      .batch([
+    const error = await failure<RpcTransportError>(
+      createRpcClient({ url, retries: 0 }).batch([
         { method: "a", params: [] },
         { method: "b", params: [] },
-      ])
-      .catch((caught) => caught);
+      ]),
+    );
     expect(error).toBeInstanceOf(RpcTransportError);
     expect(error.shortMessage).toContain("left a unanswered");
   });

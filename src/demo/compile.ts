@@ -1,0 +1,123 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Abi, Hex } from "viem";
+
+/** ABI and creation bytecode of one compiled contract. */
+export type Artifact = { abi: Abi; bytecode: Hex };
+
+/** Compiled demo contracts keyed by contract name, e.g. `artifacts.DemoToken`. */
+export type Artifacts = Record<string, Artifact>;
+
+/** Parameters of {@link compileDemoContracts}. */
+export type CompileDemoContractsParameters = {
+  /** Where compiled artifacts are cached; defaults to `.cache/solc/` in the repository root. */
+  cacheDirectory?: string;
+};
+
+/** Return type of {@link compileDemoContracts}. */
+export type CompileDemoContractsReturnType = Artifacts;
+
+const contractsDirectory = fileURLToPath(new URL("./contracts/", import.meta.url));
+const defaultCacheDirectory = fileURLToPath(new URL("../../.cache/solc/", import.meta.url));
+const require = createRequire(import.meta.url);
+
+const settings = {
+  // solc 0.8.37 defaults to osaka, which anvil's cancun chain would reject.
+  evmVersion: "cancun",
+  optimizer: { enabled: true, runs: 200 },
+};
+
+/**
+ * Compiles every `src/demo/contracts/*.sol` with solc-js (OpenZeppelin imports resolved from
+ * node_modules). Artifacts are cached on disk under a hash of the compiler, settings and sources, so
+ * only the first run pays the few seconds of compilation.
+ *
+ * @throws Error listing the compiler's error messages when a source does not compile.
+ *
+ * @example
+ * const artifacts = await compileDemoContracts();
+ * const { abi, bytecode } = artifacts.DemoToken;
+ */
+export async function compileDemoContracts(
+  parameters: CompileDemoContractsParameters = {},
+): Promise<CompileDemoContractsReturnType> {
+  const cacheDirectory = parameters.cacheDirectory ?? defaultCacheDirectory;
+  const sources = await readDemoSources();
+  const solcVersion: string = require("solc/package.json").version;
+  const openZeppelinVersion: string = require("@openzeppelin/contracts/package.json").version;
+
+  const hash = createHash("sha256").update(JSON.stringify({ solcVersion, openZeppelinVersion, settings }));
+  for (const [name, content] of Object.entries(sources)) hash.update(`\0${name}\0${content}`);
+  const cacheFile = join(cacheDirectory, `${hash.digest("hex")}.json`);
+
+  const cached = await readFile(cacheFile, "utf8").catch(() => undefined);
+  if (cached !== undefined) return JSON.parse(cached) as Artifacts;
+
+  const artifacts = await compile(sources);
+  await mkdir(cacheDirectory, { recursive: true });
+  // Write then rename so a concurrent reader never sees a half-written cache file.
+  const temporaryFile = `${cacheFile}.${process.pid}.tmp`;
+  await writeFile(temporaryFile, JSON.stringify(artifacts));
+  await rename(temporaryFile, cacheFile);
+  return artifacts;
+}
+
+async function readDemoSources(): Promise<Record<string, string>> {
+  const names = (await readdir(contractsDirectory)).filter((name) => name.endsWith(".sol")).sort();
+  const contents = await Promise.all(names.map((name) => readFile(join(contractsDirectory, name), "utf8")));
+  return Object.fromEntries(names.map((name, index) => [name, contents[index]]));
+}
+
+type SolcOutput = {
+  errors?: { severity: "error" | "warning" | "info"; formattedMessage: string }[];
+  contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
+};
+
+async function compile(sources: Record<string, string>): Promise<Artifacts> {
+  // Loaded lazily: solc-js takes a while to initialise and cache hits never need it.
+  const { default: solc } = await import("solc");
+  const input = {
+    language: "Solidity",
+    sources: Object.fromEntries(Object.entries(sources).map(([name, content]) => [name, { content }])),
+    settings: {
+      ...settings,
+      // Only the demo sources: bytecode for imported OpenZeppelin contracts would be wasted work.
+      outputSelection: Object.fromEntries(
+        Object.keys(sources).map((name) => [name, { "*": ["abi", "evm.bytecode.object"] }]),
+      ),
+    },
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: readImport })) as SolcOutput;
+
+  const errors = (output.errors ?? []).filter((error) => error.severity === "error");
+  if (errors.length > 0) {
+    throw new Error(
+      `Solidity compilation failed:\n${errors.map((error) => error.formattedMessage).join("\n")}`,
+    );
+  }
+
+  const artifacts: Artifacts = {};
+  for (const contractsOfFile of Object.values(output.contracts ?? {})) {
+    for (const [contractName, contract] of Object.entries(contractsOfFile)) {
+      artifacts[contractName] = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+    }
+  }
+  return artifacts;
+}
+
+/** Resolves `@scope/package/path.sol` imports against installed npm packages; solc needs it synchronous. */
+function readImport(path: string): { contents: string } | { error: string } {
+  const segments = path.split("/");
+  const packageName = path.startsWith("@") ? segments.slice(0, 2).join("/") : segments[0];
+  const relativePath = segments.slice(packageName.split("/").length).join("/");
+  try {
+    const packageDirectory = dirname(require.resolve(`${packageName}/package.json`));
+    return { contents: readFileSync(join(packageDirectory, relativePath), "utf8") };
+  } catch (error) {
+    return { error: `cannot import ${path}: ${(error as Error).message}` };
+  }
+}

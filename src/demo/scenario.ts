@@ -1,0 +1,761 @@
+import {
+  type Abi,
+  type Address,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  encodeDeployData,
+  encodeFunctionData,
+  formatTransactionRequest,
+  getAddress,
+  type Hash,
+  type Hex,
+  http,
+  type PublicClient,
+  padHex,
+  parseEther,
+  parseEventLogs,
+  parseGwei,
+  type TestClient,
+  type TransactionReceipt,
+  TransactionReceiptNotFoundError,
+  type TransactionRequest,
+  toHex,
+  type WalletClient,
+} from "viem";
+import { type Artifacts, compileDemoContracts } from "./compile.ts";
+
+/** Parameters of {@link runScenario}. */
+export type RunScenarioParameters = {
+  /** JSON-RPC endpoint of an anvil node whose dev accounts are unlocked. */
+  rpcUrl: string;
+  /** Repetitions of the activity mix, about 11 blocks each; the default 28 mines about 320 blocks. */
+  rounds?: number;
+};
+
+/** Addresses of the contracts the scenario deployed or created. */
+export type ScenarioContracts = {
+  /** ERC-20 `DemoToken`. */
+  token: Address;
+  /** ERC-721 `DemoCollectible`; token ids start at 1 and carry `data:application/json` URIs. */
+  collectible: Address;
+  /** ERC-1155 `DemoMultiToken`. */
+  multiToken: Address;
+  /** EIP-1967 proxy (`CounterProxy`, an OpenZeppelin `ERC1967Proxy`) in front of `implementation`. */
+  proxy: Address;
+  /** `CounterV1`, reached through `proxy`. */
+  implementation: Address;
+  playground: Address;
+  /** `Relay`, created by the Playground's constructor (an inner CREATE). */
+  relay: Address;
+  /** First `Child` the Playground created with CREATE2. */
+  create2Child: Address;
+};
+
+/** One transaction hash per kind of activity, for example links and targeted tests. */
+export type ScenarioExamples = {
+  contractCreation: Hash;
+  valueTransfer: Hash;
+  legacyTransaction: Hash;
+  accessListTransaction: Hash;
+  tokenTransfer: Hash;
+  collectibleMint: Hash;
+  collectibleTransfer: Hash;
+  multiTokenMintBatch: Hash;
+  multiTokenBatchTransfer: Hash;
+  proxyCall: Hash;
+  nestedCalls: Hash;
+  valueForwarding: Hash;
+  create: Hash;
+  create2: Hash;
+  selfdestruct: Hash;
+  caughtInnerRevert: Hash;
+  failedWithReason: Hash;
+  failedWithCustomError: Hash;
+  failedOutOfGas: Hash;
+};
+
+const contractKeys: (keyof ScenarioContracts)[] = [
+  "token",
+  "collectible",
+  "multiToken",
+  "proxy",
+  "implementation",
+  "playground",
+  "relay",
+  "create2Child",
+];
+
+const exampleKeys: (keyof ScenarioExamples)[] = [
+  "contractCreation",
+  "valueTransfer",
+  "legacyTransaction",
+  "accessListTransaction",
+  "tokenTransfer",
+  "collectibleMint",
+  "collectibleTransfer",
+  "multiTokenMintBatch",
+  "multiTokenBatchTransfer",
+  "proxyCall",
+  "nestedCalls",
+  "valueForwarding",
+  "create",
+  "create2",
+  "selfdestruct",
+  "caughtInnerRevert",
+  "failedWithReason",
+  "failedWithCustomError",
+  "failedOutOfGas",
+];
+
+/** What {@link runScenario} produced. */
+export type ScenarioResult = {
+  chainId: number;
+  /** Dev accounts that sent transactions; the first one deployed every contract. */
+  accounts: Address[];
+  contracts: ScenarioContracts;
+  examples: ScenarioExamples;
+  /** Transactions the scenario sent, including the failed ones. */
+  transactionCount: number;
+  /** Transactions mined with status 0, all of them intentional. */
+  failedTransactionHashes: Hash[];
+  /** Head block before the scenario mined its first block. */
+  startBlockNumber: bigint;
+  headBlockNumber: bigint;
+};
+
+/** Return type of {@link runScenario}. */
+export type RunScenarioReturnType = ScenarioResult;
+
+const defaultRounds = 28;
+const receiptTimeoutMs = 10_000;
+// Failing transactions carry an explicit gas limit: without one anvil estimates gas, hits the revert and
+// refuses to send the transaction at all.
+const failingGas = 200_000n;
+
+/**
+ * Deploys the demo contracts to an anvil node and mines a few hundred blocks of varied activity:
+ * value transfers, ERC-20/721/1155 transfers, calls through an EIP-1967 proxy, nested calls, CREATE,
+ * CREATE2, SELFDESTRUCT, caught and uncaught reverts, legacy, EIP-2930 and EIP-1559 transactions, and
+ * blocks holding one, several or no transactions.
+ *
+ * Transactions are sent from anvil's unlocked dev accounts (`eth_sendTransaction`); every receipt is
+ * checked, so an unexpected failure throws instead of silently producing a different chain.
+ *
+ * @example
+ * const anvil = await startAnvil();
+ * const result = await runScenario({ rpcUrl: anvil.rpcUrl });
+ * console.log(`${result.headBlockNumber} blocks, token at ${result.contracts.token}`);
+ */
+export async function runScenario(parameters: RunScenarioParameters): Promise<RunScenarioReturnType> {
+  const { rpcUrl, rounds = defaultRounds } = parameters;
+  const transport = http(rpcUrl);
+  // No caching: the scenario reads the head right after mining.
+  const publicClient = createPublicClient({ transport, cacheTime: 0 });
+  const walletClient = createWalletClient({ transport });
+  const testClient = createTestClient({ mode: "anvil", transport });
+
+  const [artifacts, chainId, accounts, startBlockNumber] = await Promise.all([
+    compileDemoContracts(),
+    publicClient.getChainId(),
+    walletClient.getAddresses(),
+    publicClient.getBlockNumber(),
+  ]);
+  if (accounts.length < 6)
+    throw new Error(`the scenario needs 6 unlocked accounts, the node has ${accounts.length}`);
+  // The node may have been left with automine off by an interrupted run.
+  await testClient.setAutomine(true);
+
+  const scenario: Scenario = {
+    publicClient,
+    walletClient,
+    testClient,
+    artifacts,
+    accounts,
+    contracts: {},
+    examples: {},
+    transactionCount: 0,
+    failedTransactionHashes: [],
+    collectible: { nextTokenId: 1n, holders: new Map() },
+    multiToken: {},
+    playground: {},
+  };
+
+  await deploy(scenario);
+  for (let round = 0; round < rounds; round++) {
+    await valueTransfers(scenario, round);
+    await tokenActivity(scenario, round);
+    await nftActivity(scenario, round);
+    await multiTokenActivity(scenario, round);
+    await proxyActivity(scenario, round);
+    await playgroundActivity(scenario, round);
+    await failures(scenario, round);
+    // Empty blocks happen on real chains too.
+    if (round % 5 === 4) await testClient.mine({ blocks: 1 });
+  }
+
+  return {
+    chainId,
+    accounts,
+    contracts: requireAll(scenario.contracts, contractKeys, "contract"),
+    examples: requireAll(scenario.examples, exampleKeys, "example transaction"),
+    transactionCount: scenario.transactionCount,
+    failedTransactionHashes: scenario.failedTransactionHashes,
+    startBlockNumber,
+    headBlockNumber: await publicClient.getBlockNumber(),
+  };
+}
+
+type ContractName =
+  | "DemoToken"
+  | "DemoCollectible"
+  | "DemoMultiToken"
+  | "CounterV1"
+  | "CounterProxy"
+  | "Playground"
+  | "Child";
+
+type Scenario = {
+  publicClient: PublicClient;
+  walletClient: WalletClient;
+  testClient: TestClient<"anvil">;
+  artifacts: Artifacts;
+  accounts: Address[];
+  contracts: Partial<ScenarioContracts>;
+  examples: Partial<ScenarioExamples>;
+  transactionCount: number;
+  failedTransactionHashes: Hash[];
+  collectible: { nextTokenId: bigint; holders: Map<bigint, Address> };
+  multiToken: { lastMint?: { holder: Address; ids: bigint[]; amounts: bigint[] } };
+  playground: { lastCreateChild?: Address };
+};
+
+/** How the transaction pays for gas, which also decides its type (0, 1 or 2). */
+type FeeStyle = "legacy" | "accessList" | "eip1559" | "nodeDefault";
+
+type PlannedTransaction = {
+  from: Address;
+  /** Omitted for contract creations. */
+  to?: Address;
+  data?: Hex;
+  value?: bigint;
+  gas?: bigint;
+  fees?: FeeStyle;
+  expectFailure?: boolean;
+  /** Records the hash as the example of this kind unless one exists already. */
+  example?: keyof ScenarioExamples;
+};
+
+async function deploy(scenario: Scenario): Promise<void> {
+  const [owner] = scenario.accounts;
+  const { contracts } = scenario;
+  const deployments: [keyof ScenarioContracts, ContractName, unknown[]][] = [
+    ["token", "DemoToken", [owner]],
+    ["collectible", "DemoCollectible", [owner]],
+    ["multiToken", "DemoMultiToken", [owner, multiTokenUri()]],
+    ["implementation", "CounterV1", []],
+    ["playground", "Playground", []],
+  ];
+  for (const [key, contractName, args] of deployments) {
+    const receipt = await mineAlone(scenario, {
+      from: owner,
+      data: deployData(scenario, contractName, args),
+      fees: key === "token" ? "legacy" : "eip1559",
+      example: "contractCreation",
+    });
+    contracts[key] = requireContractAddress(receipt);
+  }
+
+  const initialize = call(scenario, "CounterV1", "initialize", [owner, 0n]);
+  const proxyDeployment = await mineAlone(scenario, {
+    from: owner,
+    data: deployData(scenario, "CounterProxy", [contracts.implementation, initialize]),
+  });
+  contracts.proxy = requireContractAddress(proxyDeployment);
+  contracts.relay = (await scenario.publicClient.readContract({
+    address: required(contracts.playground),
+    abi: abiOf(scenario, "Playground"),
+    functionName: "relay",
+  })) as Address;
+
+  // Seed every account with tokens in a single busy block.
+  await mineTogether(
+    scenario,
+    scenario.accounts.map((holder) => ({
+      from: owner,
+      to: contracts.token,
+      data: call(scenario, "DemoToken", "mint", [holder, parseEther("10000")]),
+    })),
+  );
+}
+
+async function valueTransfers(scenario: Scenario, round: number): Promise<void> {
+  const { accounts } = scenario;
+  const feeStyles: FeeStyle[] = ["legacy", "eip1559", "nodeDefault", "accessList"];
+  await mineTogether(
+    scenario,
+    accounts.slice(0, 6).map((from, index) => ({
+      from,
+      to: pick(accounts, round + index + 1, from),
+      value: parseEther("0.01") * BigInt(index + 1) + BigInt(round),
+      fees: feeStyles[(round + index) % feeStyles.length],
+      example: index % 2 === 0 ? "valueTransfer" : undefined,
+    })),
+  );
+  await mineAlone(scenario, {
+    from: pick(accounts, round + 6),
+    to: pick(accounts, round + 7),
+    value: parseEther("1.5"),
+    fees: "legacy",
+  });
+}
+
+async function tokenActivity(scenario: Scenario, round: number): Promise<void> {
+  const { accounts } = scenario;
+  const token = required(scenario.contracts.token);
+  const spender = pick(accounts, round + 2);
+  const approver = pick(accounts, round + 5, spender);
+  const transfers: PlannedTransaction[] = [1, 3, 4].map((offset) => {
+    const from = pick(accounts, round + offset, spender, approver);
+    return {
+      from,
+      to: token,
+      data: call(scenario, "DemoToken", "transfer", [
+        pick(accounts, round + offset + 1, from),
+        parseEther("1") * BigInt(offset) + BigInt(round),
+      ]),
+      fees: offset === 3 ? "legacy" : "eip1559",
+      example: "tokenTransfer",
+    };
+  });
+  await mineTogether(scenario, [
+    ...transfers,
+    {
+      from: approver,
+      to: token,
+      data: call(scenario, "DemoToken", "approve", [spender, parseEther("50")]),
+    },
+  ]);
+  await mineAlone(scenario, {
+    from: spender,
+    to: token,
+    data: call(scenario, "DemoToken", "transferFrom", [approver, spender, parseEther("5")]),
+  });
+  if (round % 7 === 0) {
+    await mineAlone(scenario, {
+      from: accounts[0],
+      to: token,
+      data: call(scenario, "DemoToken", "mint", [pick(accounts, round + 3), parseEther("250")]),
+    });
+  }
+}
+
+async function nftActivity(scenario: Scenario, round: number): Promise<void> {
+  const { accounts, collectible } = scenario;
+  const address = required(scenario.contracts.collectible);
+  const plans: PlannedTransaction[] = [];
+
+  const mintCount = round % 3 === 0 ? 2 : 1;
+  for (let index = 0; index < mintCount; index++) {
+    const tokenId = collectible.nextTokenId++;
+    const holder = pick(accounts, round + index + 1, accounts[0]);
+    collectible.holders.set(tokenId, holder);
+    plans.push({
+      from: accounts[0],
+      to: address,
+      data: call(scenario, "DemoCollectible", "mint", [holder, collectibleTokenUri(tokenId)]),
+      // Gas estimation runs against the last block, where the previous mint in this block did not happen yet.
+      gas: 2_000_000n,
+      example: "collectibleMint",
+    });
+  }
+
+  // Move a token minted in an earlier round, so the transfer does not depend on this block.
+  const tokenId = BigInt(round);
+  const holder = collectible.holders.get(tokenId);
+  if (holder !== undefined) {
+    const recipient = pick(accounts, round + 4, holder, accounts[0]);
+    collectible.holders.set(tokenId, recipient);
+    const functionName = round % 2 === 0 ? "safeTransferFrom" : "transferFrom";
+    plans.push({
+      from: holder,
+      to: address,
+      data: call(scenario, "DemoCollectible", functionName, [holder, recipient, tokenId]),
+      example: "collectibleTransfer",
+    });
+  }
+  await mineTogether(scenario, plans);
+}
+
+async function multiTokenActivity(scenario: Scenario, round: number): Promise<void> {
+  const { accounts, multiToken } = scenario;
+  const address = required(scenario.contracts.multiToken);
+  const holder = pick(accounts, round + 2, accounts[0]);
+  const ids = [0, 1, 2].map((offset) => BigInt(((round + offset) % 5) + 1));
+  const amounts = [10n, 25n, 100n].map((amount) => amount + BigInt(round));
+  const plans: PlannedTransaction[] = [
+    {
+      from: accounts[0],
+      to: address,
+      data: call(scenario, "DemoMultiToken", "mintBatch", [holder, ids, amounts, "0x"]),
+      example: "multiTokenMintBatch",
+    },
+  ];
+
+  const previous = multiToken.lastMint;
+  if (previous !== undefined) {
+    const recipient = pick(accounts, round + 5, previous.holder);
+    plans.push({
+      from: previous.holder,
+      to: address,
+      data: call(scenario, "DemoMultiToken", "safeBatchTransferFrom", [
+        previous.holder,
+        recipient,
+        previous.ids,
+        previous.amounts.map((amount) => amount / 2n),
+        "0x",
+      ]),
+      example: "multiTokenBatchTransfer",
+    });
+  }
+  if (round % 3 === 0) {
+    plans.push({
+      from: accounts[0],
+      to: address,
+      data: call(scenario, "DemoMultiToken", "mint", [
+        pick(accounts, round + 7),
+        100n + BigInt(round),
+        1n,
+        "0x",
+      ]),
+    });
+  }
+  multiToken.lastMint = { holder, ids, amounts };
+  await mineTogether(scenario, plans);
+}
+
+async function proxyActivity(scenario: Scenario, round: number): Promise<void> {
+  const { accounts } = scenario;
+  const proxy = required(scenario.contracts.proxy);
+  const increment: PlannedTransaction = {
+    from: pick(accounts, round),
+    to: proxy,
+    data: call(scenario, "CounterV1", "increment", []),
+    example: "proxyCall",
+  };
+  if (round % 2 === 0) {
+    await mineAlone(scenario, increment);
+    return;
+  }
+  await mineTogether(scenario, [
+    increment,
+    {
+      from: pick(accounts, round + 1, increment.from),
+      to: proxy,
+      data: call(scenario, "CounterV1", "setValue", [BigInt(round) * 10n]),
+      fees: "legacy",
+    },
+  ]);
+}
+
+async function playgroundActivity(scenario: Scenario, round: number): Promise<void> {
+  const { accounts } = scenario;
+  const playground = required(scenario.contracts.playground);
+  const sender = (offset: number) => pick(accounts, round + offset);
+
+  const plans: PlannedTransaction[] = [
+    {
+      from: sender(0),
+      to: playground,
+      data: call(scenario, "Playground", "nestedCalls", [BigInt(2 + (round % 3))]),
+      example: "nestedCalls",
+    },
+    {
+      from: sender(1),
+      to: playground,
+      data: call(scenario, "Playground", "split", [[sender(2), sender(3), playground]]),
+      value: parseEther("0.3"),
+      example: "valueForwarding",
+    },
+    {
+      from: sender(2),
+      to: playground,
+      data: call(scenario, "Playground", "createChild2", [create2Salt(round)]),
+      value: parseEther("0.02"),
+      example: "create2",
+    },
+    {
+      from: sender(3),
+      to: playground,
+      data: call(scenario, "Playground", "catchInnerFailure", []),
+      example: "caughtInnerRevert",
+    },
+  ];
+  const previousChild = scenario.playground.lastCreateChild;
+  if (previousChild !== undefined) {
+    plans.push({
+      from: sender(4),
+      to: playground,
+      data: call(scenario, "Playground", "destroyChild", [previousChild]),
+    });
+  }
+  const receipts = await mineTogether(scenario, plans);
+  scenario.contracts.create2Child ??= createdChildren(scenario, receipts[2])[0];
+
+  const createReceipt = await mineAlone(scenario, {
+    from: sender(5),
+    to: playground,
+    data: call(scenario, "Playground", "createChild", []),
+    value: parseEther("0.01"),
+    fees: "legacy",
+    example: "create",
+  });
+  scenario.playground.lastCreateChild = createdChildren(scenario, createReceipt)[0];
+
+  await mineAlone(scenario, {
+    from: sender(6),
+    to: playground,
+    data: call(scenario, "Playground", "createAndDestroy", []),
+    value: parseEther("0.005"),
+    example: "selfdestruct",
+  });
+}
+
+async function failures(scenario: Scenario, round: number): Promise<void> {
+  const { accounts } = scenario;
+  const playground = required(scenario.contracts.playground);
+  const token = required(scenario.contracts.token);
+  const sender = (offset: number) => pick(accounts, round + offset);
+  if (round % 2 === 0) {
+    // A block mixing failed and successful transactions.
+    await mineTogether(scenario, [
+      {
+        from: sender(1),
+        to: playground,
+        data: call(scenario, "Playground", "failWithReason", []),
+        gas: failingGas,
+        expectFailure: true,
+        example: "failedWithReason",
+      },
+      {
+        from: sender(2),
+        to: playground,
+        data: call(scenario, "Playground", "failWithCustomError", [BigInt(round)]),
+        gas: failingGas,
+        fees: "legacy",
+        expectFailure: true,
+        example: "failedWithCustomError",
+      },
+      {
+        from: sender(3),
+        to: token,
+        data: call(scenario, "DemoToken", "transfer", [sender(4), parseEther("1000000000")]),
+        gas: failingGas,
+        expectFailure: true,
+      },
+      { from: sender(4), to: sender(5), value: parseEther("0.001") },
+    ]);
+    return;
+  }
+  const kind = (round >> 1) % 3;
+  if (kind === 0) {
+    // 25k gas covers the intrinsic cost but not the delegatecall and storage write behind the proxy.
+    await mineAlone(scenario, {
+      from: sender(1),
+      to: required(scenario.contracts.proxy),
+      data: call(scenario, "CounterV1", "increment", []),
+      gas: 25_000n,
+      expectFailure: true,
+      example: "failedOutOfGas",
+    });
+  } else if (kind === 1) {
+    await mineAlone(scenario, {
+      from: pick(accounts, round + 1, accounts[0]),
+      to: required(scenario.contracts.collectible),
+      data: call(scenario, "DemoCollectible", "mint", [sender(2), collectibleTokenUri(0n)]),
+      gas: failingGas,
+      expectFailure: true,
+    });
+  } else {
+    // DemoToken has neither receive nor fallback, so plain ether is refused.
+    await mineAlone(scenario, {
+      from: sender(1),
+      to: token,
+      value: parseEther("0.1"),
+      gas: failingGas,
+      expectFailure: true,
+    });
+  }
+}
+
+/** Sends one transaction with automine on, so it gets a block of its own. */
+async function mineAlone(scenario: Scenario, plan: PlannedTransaction): Promise<TransactionReceipt> {
+  const hash = await send(scenario, plan);
+  return checkReceipt(scenario, plan, await waitForReceipt(scenario, hash));
+}
+
+/**
+ * Sends the transactions with automine off and mines them into one block. Each sender's transactions go
+ * in order (concurrent sends from one account collide on the nonce); different senders go in parallel.
+ * Gas is estimated against the previous block, so plans must not depend on each other.
+ */
+async function mineTogether(scenario: Scenario, plans: PlannedTransaction[]): Promise<TransactionReceipt[]> {
+  const bySender = new Map<Address, PlannedTransaction[]>();
+  for (const plan of plans) bySender.set(plan.from, [...(bySender.get(plan.from) ?? []), plan]);
+  const hashes = new Map<PlannedTransaction, Hash>();
+  await scenario.testClient.setAutomine(false);
+  try {
+    await Promise.all(
+      [...bySender.values()].map(async (senderPlans) => {
+        for (const plan of senderPlans) hashes.set(plan, await send(scenario, plan));
+      }),
+    );
+  } finally {
+    await scenario.testClient.mine({ blocks: 1 });
+    await scenario.testClient.setAutomine(true);
+  }
+  return Promise.all(
+    plans.map(async (plan) =>
+      checkReceipt(scenario, plan, await waitForReceipt(scenario, required(hashes.get(plan)))),
+    ),
+  );
+}
+
+async function send(scenario: Scenario, plan: PlannedTransaction): Promise<Hash> {
+  const hash = await scenario.walletClient.request({
+    method: "eth_sendTransaction",
+    params: [formatTransactionRequest(transactionRequest(plan))],
+  });
+  scenario.transactionCount++;
+  if (plan.example !== undefined) scenario.examples[plan.example] ??= hash;
+  if (plan.fees === "legacy") scenario.examples.legacyTransaction ??= hash;
+  if (plan.fees === "accessList") scenario.examples.accessListTransaction ??= hash;
+  return hash;
+}
+
+function transactionRequest(plan: PlannedTransaction): TransactionRequest {
+  const { from, to, data, value, gas } = plan;
+  const request = { from, to, data, value, gas };
+  // Well above anvil's base fee (1 gwei at genesis, falling while blocks stay under the gas target).
+  switch (plan.fees ?? "nodeDefault") {
+    case "legacy":
+      return { ...request, type: "legacy", gasPrice: parseGwei("3") };
+    case "accessList":
+      return { ...request, type: "eip2930", gasPrice: parseGwei("2.5"), accessList: [] };
+    case "eip1559":
+      return {
+        ...request,
+        type: "eip1559",
+        maxFeePerGas: parseGwei("20"),
+        maxPriorityFeePerGas: parseGwei("1.5"),
+      };
+    case "nodeDefault":
+      return request;
+  }
+}
+
+async function waitForReceipt(scenario: Scenario, hash: Hash): Promise<TransactionReceipt> {
+  const deadline = Date.now() + receiptTimeoutMs;
+  for (;;) {
+    try {
+      return await scenario.publicClient.getTransactionReceipt({ hash });
+    } catch (error) {
+      if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`no receipt for ${hash} within ${receiptTimeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function checkReceipt(scenario: Scenario, plan: PlannedTransaction, receipt: TransactionReceipt) {
+  const failed = receipt.status === "reverted";
+  if (failed !== (plan.expectFailure ?? false)) {
+    const outcome = failed ? "reverted" : "succeeded";
+    const target = plan.to ?? "a new contract";
+    throw new Error(`demo transaction ${receipt.transactionHash} to ${target} ${outcome} unexpectedly`);
+  }
+  if (failed) scenario.failedTransactionHashes.push(receipt.transactionHash);
+  return receipt;
+}
+
+function abiOf(scenario: Scenario, contractName: ContractName): Abi {
+  const artifact = scenario.artifacts[contractName];
+  if (artifact === undefined) throw new Error(`no compiled artifact for ${contractName}`);
+  return artifact.abi;
+}
+
+function call(scenario: Scenario, contractName: ContractName, functionName: string, args: unknown[]): Hex {
+  return encodeFunctionData({ abi: abiOf(scenario, contractName), functionName, args });
+}
+
+function deployData(scenario: Scenario, contractName: ContractName, args: unknown[]): Hex {
+  const { bytecode } = scenario.artifacts[contractName];
+  return encodeDeployData({ abi: abiOf(scenario, contractName), bytecode, args });
+}
+
+function createdChildren(scenario: Scenario, receipt: TransactionReceipt): Address[] {
+  const logs = parseEventLogs({
+    abi: abiOf(scenario, "Playground"),
+    logs: receipt.logs,
+    eventName: "ChildCreated",
+  });
+  return logs.map((log) => (log.args as { child: Address }).child);
+}
+
+function requireContractAddress(receipt: TransactionReceipt): Address {
+  if (!receipt.contractAddress) throw new Error(`deployment ${receipt.transactionHash} created no contract`);
+  // Receipts carry lowercase addresses; checksum them like the rest of the result.
+  return getAddress(receipt.contractAddress);
+}
+
+/** Picks accounts round-robin, skipping the excluded ones so a transfer never goes to its sender. */
+function pick(accounts: Address[], index: number, ...excluded: Address[]): Address {
+  for (let offset = 0; offset < accounts.length; offset++) {
+    const account = accounts[(index + offset) % accounts.length];
+    if (!excluded.includes(account)) return account;
+  }
+  throw new Error("no account left to pick");
+}
+
+function required<value>(value: value | undefined): value {
+  if (value === undefined) throw new Error("scenario step ran before the step that provides its input");
+  return value;
+}
+
+function requireAll<record extends object>(
+  partial: Partial<record>,
+  keys: (keyof record)[],
+  kind: string,
+): record {
+  const missing = keys.filter((key) => partial[key] === undefined);
+  if (missing.length > 0) throw new Error(`scenario produced no ${kind} for ${missing.join(", ")}`);
+  return partial as record;
+}
+
+/** Salt of the CREATE2 child of a round; tests predict the child's address from it. */
+export function create2Salt(round: number): Hex {
+  return padHex(toHex(round + 1), { size: 32 });
+}
+
+function collectibleTokenUri(tokenId: bigint): string {
+  const hue = Number((tokenId * 47n) % 360n);
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100">` +
+    `<rect width="100" height="100" fill="hsl(${hue},70%,55%)"/>` +
+    `<text x="50" y="58" font-size="24" text-anchor="middle" fill="white">#${tokenId}</text></svg>`;
+  const metadata = {
+    name: `Sextant Demo Collectible #${tokenId}`,
+    description: "A collectible minted by the Sextant demo scenario.",
+    image: `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}`,
+    attributes: [{ trait_type: "Hue", value: hue }],
+  };
+  return `data:application/json;base64,${Buffer.from(JSON.stringify(metadata)).toString("base64")}`;
+}
+
+function multiTokenUri(): string {
+  const metadata = {
+    name: "Sextant Demo Multi-Token",
+    description: "Fungible and semi-fungible demo items.",
+  };
+  return `data:application/json;base64,${Buffer.from(JSON.stringify(metadata)).toString("base64")}`;
+}
