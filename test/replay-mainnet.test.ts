@@ -5,7 +5,7 @@ import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import type { RpcFullBlock, RpcReceipt } from "../src/rpc/types.ts";
 import { expectBlocksMatch, expectLogsMatch, expectTransactionsMatch } from "./support/compare-with-node.ts";
-import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { createTestDatabase, databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
 import { type ReplayNode, readRecording, startReplayNode } from "./support/replay-node.ts";
 
 const mainnetGenesis = "0xd4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3";
@@ -46,6 +46,28 @@ describe.each(databaseKinds)("mainnet block 18,000,000 replayed into %s", (kind)
     expect(rows).toHaveLength(94);
     const logs = await expectLogsMatch(test.db, [receipts]);
     expect(logs.length).toBe(receipts.reduce((sum, receipt) => sum + receipt.logs.length, 0));
+  });
+
+  it("indexes the same rows from a node without eth_getBlockReceipts", async () => {
+    const bare = await startReplayNode({
+      chainId: 1,
+      genesisHash: mainnetGenesis,
+      recordings: [...blockRecording, ...receiptsRecording],
+      withoutBlockReceipts: true,
+    });
+    const other = await createTestDatabase(kind);
+    const indexer = createIndexer({
+      client: createRpcClient({ url: bare.url }),
+      db: other.db,
+      logger: createLogger("silent"),
+      firstBlock: 18_000_000n,
+    });
+    await indexer.prepare();
+    await indexer.catchUp(18_000_000n);
+    expect(bare.calls.filter((method) => method === "eth_getTransactionReceipt")).toHaveLength(94);
+    expect(await fingerprint(other.db)).toEqual(await fingerprint(test.db));
+    await other.drop();
+    await bare.close();
   });
 
   it("serves every transaction's status and fees as derived from the receipt", async () => {

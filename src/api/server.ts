@@ -1,6 +1,11 @@
 import { randomUUID } from "node:crypto";
 import cors from "@fastify/cors";
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  LogController,
+} from "fastify";
 import type { Database } from "../db/client.ts";
 import { type ChainHead, readChainHead } from "../db/queries/chain-head.ts";
 import type { Logger } from "../logger.ts";
@@ -23,7 +28,8 @@ export async function createApiServer({
 }: CreateApiServerParameters): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (logger || undefined) as FastifyBaseLogger | undefined,
-    disableRequestLogging: true,
+    // Per-request lines would dominate the log of a busy explorer; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
     ajv: {

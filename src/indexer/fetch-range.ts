@@ -1,9 +1,10 @@
-import type { Address, Hash } from "viem";
+import type { Address } from "viem";
 import type { RpcClient } from "../rpc/client.ts";
 import { isMethodNotSupported } from "../rpc/errors.ts";
 import { eth_getBlockByNumber } from "../rpc/eth_getBlockByNumber.ts";
 import { eth_getBlockReceipts } from "../rpc/eth_getBlockReceipts.ts";
 import { eth_getCode } from "../rpc/eth_getCode.ts";
+import { eth_getTransactionReceipt } from "../rpc/eth_getTransactionReceipt.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
 import { validateRange } from "./validate-range.ts";
 
@@ -37,14 +38,13 @@ export async function fetchRange(
 ): Promise<FetchRangeReturnType> {
   const numbers: bigint[] = [];
   for (let n = from; n <= to; n++) numbers.push(n);
-  const maybeBlocks = await eth_getBlockByNumber(client, { blocks: numbers });
-  const maybeReceipts = await eth_getBlockReceipts(client, {
-    blocks: maybeBlocks.map((block) => ({
-      hash: (block?.hash ?? "0x") as Hash,
-      transactionHashes: block?.transactions.map((transaction) => transaction.hash) ?? [],
-    })),
-  });
-  const { blocks, receipts } = validateRange({ from, to, blocks: maybeBlocks, receipts: maybeReceipts });
+  // Blocks and receipts are asked for at once, by number; validateRange then proves they belong together.
+  const [maybeBlocks, maybeReceipts] = await Promise.all([
+    eth_getBlockByNumber(client, { blocks: numbers }),
+    withoutBlockReceipts.has(client) ? null : receiptsByNumber(client, numbers),
+  ]);
+  const receiptLists = maybeReceipts ?? (await receiptsPerTransaction(client, maybeBlocks));
+  const { blocks, receipts } = validateRange({ from, to, blocks: maybeBlocks, receipts: receiptLists });
 
   const contracts = new Set<Address>();
   const unknown = new Set<Address>();
@@ -81,6 +81,36 @@ export async function fetchRange(
 }
 
 const withoutCode = new WeakSet<RpcClient>();
+const withoutBlockReceipts = new WeakSet<RpcClient>();
+
+/** `eth_getBlockReceipts` for every block, or null (remembered) when the node lacks the method. */
+async function receiptsByNumber(
+  client: RpcClient,
+  numbers: bigint[],
+): Promise<(RpcReceipt[] | null)[] | null> {
+  try {
+    return await eth_getBlockReceipts(client, { blocks: numbers });
+  } catch (error) {
+    if (!isMethodNotSupported(error)) throw error;
+    withoutBlockReceipts.add(client);
+    return null;
+  }
+}
+
+/** One `eth_getTransactionReceipt` per transaction, grouped back into blocks, for nodes without block receipts. */
+async function receiptsPerTransaction(
+  client: RpcClient,
+  blocks: (RpcFullBlock | null)[],
+): Promise<(RpcReceipt[] | null)[]> {
+  const hashes = blocks.flatMap((block) => block?.transactions.map((transaction) => transaction.hash) ?? []);
+  const flat = await eth_getTransactionReceipt(client, { hashes });
+  let offset = 0;
+  return blocks.map((block) => {
+    const count = block?.transactions.length ?? 0;
+    const own = flat.slice(offset, (offset += count));
+    return own.some((receipt) => receipt === null) ? null : (own as RpcReceipt[]);
+  });
+}
 
 /** Whether the node refused `eth_getCode`, so contracts are known only from creations and logs. */
 export function lacksCodeLookup(client: RpcClient): boolean {

@@ -46,7 +46,8 @@ export function validateRange({
         throw invalid(`block ${number}: transaction ${transaction.hash} is not at index ${t} of this block`);
       }
     });
-    const blockReceipts = receipts[i];
+    // Some nodes answer null rather than [] for a block without transactions.
+    const blockReceipts = block.transactions.length === 0 ? (receipts[i] ?? []) : receipts[i];
     if (!blockReceipts) throw invalid(`block ${number}: node has no receipts for ${block.hash}`);
     if (blockReceipts.length !== block.transactions.length) {
       throw invalid(

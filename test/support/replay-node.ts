@@ -23,6 +23,8 @@ export type StartReplayNodeParameters = {
   genesisHash: string;
   /** Recorded `eth_getBlockByNumber` (full transactions) and `eth_getBlockReceipts` answers. */
   recordings: Recording[];
+  /** Play a node without `eth_getBlockReceipts`: receipts only one transaction at a time. */
+  withoutBlockReceipts?: boolean;
 };
 
 /**
@@ -33,9 +35,11 @@ export async function startReplayNode({
   chainId,
   genesisHash,
   recordings,
+  withoutBlockReceipts = false,
 }: StartReplayNodeParameters): Promise<ReplayNode> {
   const blocks = new Map<bigint, Record<string, unknown>>();
   const receipts = new Map<string, unknown>();
+  const receiptsByTransaction = new Map<string, unknown>();
   for (const { request, response } of recordings) {
     if (request.method === "eth_getBlockByNumber") {
       const block = response.result as Record<string, unknown>;
@@ -46,6 +50,8 @@ export async function startReplayNode({
     if (request.method !== "eth_getBlockReceipts") continue;
     const number = BigInt(request.params[0] as string);
     receipts.set(number.toString(), response.result);
+    for (const receipt of response.result as { transactionHash: string }[])
+      receiptsByTransaction.set(receipt.transactionHash, receipt);
     const block = blocks.get(number);
     if (block) receipts.set(String(block.hash), response.result);
   }
@@ -63,7 +69,9 @@ export async function startReplayNode({
         if (number === 0n) return result({ number: "0x0", hash: genesisHash, transactions: [] });
         return result(blocks.get(number) ?? null);
       }
-      case "eth_getBlockReceipts": {
+      case "eth_getTransactionReceipt":
+        return result(receiptsByTransaction.get(String(call.params[0])) ?? null);
+      case withoutBlockReceipts ? "" : "eth_getBlockReceipts": {
         const key =
           String(call.params[0]).startsWith("0x") && String(call.params[0]).length === 66
             ? String(call.params[0])
