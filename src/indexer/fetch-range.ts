@@ -107,7 +107,8 @@ async function receiptsPerTransaction(
   let offset = 0;
   return blocks.map((block) => {
     const count = block?.transactions.length ?? 0;
-    const own = flat.slice(offset, (offset += count));
+    const own = flat.slice(offset, offset + count);
+    offset += count;
     return own.some((receipt) => receipt === null) ? null : (own as RpcReceipt[]);
   });
 }
