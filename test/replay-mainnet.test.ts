@@ -5,7 +5,13 @@ import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import type { RpcFullBlock, RpcReceipt } from "../src/rpc/types.ts";
 import { expectBlocksMatch, expectLogsMatch, expectTransactionsMatch } from "./support/compare-with-node.ts";
-import { createTestDatabase, databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import {
+  createTestDatabase,
+  type DatabaseKind,
+  databaseKinds,
+  fingerprint,
+  type TestDatabase,
+} from "./support/databases.ts";
 import { type ReplayNode, readRecording, startReplayNode } from "./support/replay-node.ts";
 
 const mainnetGenesis = "0xd4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3";
@@ -14,25 +20,32 @@ const receiptsRecording = readRecording("erigon-mainnet/eth_getBlockReceipts__te
 const block = blockRecording[0].response.result as RpcFullBlock;
 const receipts = receiptsRecording[0].response.result as RpcReceipt[];
 
+/** Serves the recorded block from a replay node and indexes it into a new database of `kind`. */
+async function replayIntoNewDatabase(kind: DatabaseKind, { withoutBlockReceipts = false } = {}) {
+  const node = await startReplayNode({
+    chainId: 1,
+    genesisHash: mainnetGenesis,
+    recordings: [...blockRecording, ...receiptsRecording],
+    withoutBlockReceipts,
+  });
+  const test = await createTestDatabase(kind);
+  const indexer = createIndexer({
+    client: createRpcClient({ url: node.url }),
+    db: test.db,
+    logger: createLogger("silent"),
+    firstBlock: 18_000_000n,
+  });
+  await indexer.prepare();
+  expect(await indexer.catchUp(18_000_000n)).toBe(18_000_000n);
+  return { node, test };
+}
+
 describe.each(databaseKinds)("mainnet block 18,000,000 replayed into %s", (kind) => {
   let node: ReplayNode;
   let test: TestDatabase;
 
   beforeAll(async () => {
-    node = await startReplayNode({
-      chainId: 1,
-      genesisHash: mainnetGenesis,
-      recordings: [...blockRecording, ...receiptsRecording],
-    });
-    test = await createTestDatabase(kind);
-    const indexer = createIndexer({
-      client: createRpcClient({ url: node.url }),
-      db: test.db,
-      logger: createLogger("silent"),
-      firstBlock: 18_000_000n,
-    });
-    await indexer.prepare();
-    expect(await indexer.catchUp(18_000_000n)).toBe(18_000_000n);
+    ({ node, test } = await replayIntoNewDatabase(kind));
   });
   afterAll(async () => {
     await test?.drop();
@@ -49,21 +62,7 @@ describe.each(databaseKinds)("mainnet block 18,000,000 replayed into %s", (kind)
   });
 
   it("indexes the same rows from a node without eth_getBlockReceipts", async () => {
-    const bare = await startReplayNode({
-      chainId: 1,
-      genesisHash: mainnetGenesis,
-      recordings: [...blockRecording, ...receiptsRecording],
-      withoutBlockReceipts: true,
-    });
-    const other = await createTestDatabase(kind);
-    const indexer = createIndexer({
-      client: createRpcClient({ url: bare.url }),
-      db: other.db,
-      logger: createLogger("silent"),
-      firstBlock: 18_000_000n,
-    });
-    await indexer.prepare();
-    await indexer.catchUp(18_000_000n);
+    const { node: bare, test: other } = await replayIntoNewDatabase(kind, { withoutBlockReceipts: true });
     expect(bare.calls.filter((method) => method === "eth_getTransactionReceipt")).toHaveLength(94);
     expect(await fingerprint(other.db)).toEqual(await fingerprint(test.db));
     await other.drop();
