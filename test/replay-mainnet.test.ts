@@ -69,6 +69,96 @@ describe.each(databaseKinds)("mainnet block 18,000,000 replayed into %s", (kind)
     await bare.close();
   });
 
+  it("stores the block's 16 withdrawals with amounts in wei", async () => {
+    const rows = await test.db.query<{
+      index: number;
+      validator_index: number;
+      address: string;
+      amount: string;
+    }>(
+      "SELECT index, validator_index, '0x' || encode(address, 'hex') AS address, amount::text AS amount FROM withdrawals ORDER BY index",
+    );
+    expect(rows).toEqual(
+      (block.withdrawals ?? []).map((withdrawal) => ({
+        index: Number(withdrawal.index),
+        validator_index: Number(withdrawal.validatorIndex),
+        address: withdrawal.address.toLowerCase(),
+        amount: (BigInt(withdrawal.amount) * 10n ** 9n).toString(),
+      })),
+    );
+    expect(rows).toHaveLength(16);
+  });
+
+  it("serves the withdrawals by block number and by hash, highest index first", async () => {
+    const app = await createApiServer({ db: test.db });
+    const byNumber = await app.inject("/api/v2/blocks/18000000/withdrawals");
+    const byHash = await app.inject(
+      `/api/v2/blocks/${block.hash?.toUpperCase().replace("0X", "0x")}/withdrawals`,
+    );
+    expect(byNumber.statusCode).toBe(200);
+    expect(byHash.json()).toEqual(byNumber.json());
+    const { items, next_page_params } = byNumber.json();
+    expect(next_page_params).toBeNull();
+    const withdrawals = [...(block.withdrawals ?? [])].reverse();
+    expect(items).toHaveLength(16);
+    items.forEach((item: Record<string, unknown> & { receiver: { hash: string } }, i: number) => {
+      expect(item).toMatchObject({
+        index: Number(withdrawals[i].index),
+        validator_index: Number(withdrawals[i].validatorIndex),
+        amount: (BigInt(withdrawals[i].amount) * 10n ** 9n).toString(),
+        block_number: 18_000_000,
+        timestamp: new Date(Number(block.timestamp) * 1000).toISOString().replace(".000Z", ".000000Z"),
+      });
+      expect(item.receiver.hash.toLowerCase()).toBe(withdrawals[i].address.toLowerCase());
+      expect(item.receiver.hash).not.toBe(item.receiver.hash.toLowerCase());
+    });
+    const receiver = withdrawals[0].address;
+    const byAddress = (await app.inject(`/api/v2/addresses/${receiver}/withdrawals`)).json();
+    expect(byAddress.items.map((item: { index: number }) => item.index)).toEqual(
+      withdrawals.filter((w) => w.address === receiver).map((w) => Number(w.index)),
+    );
+    const afterCursor = (
+      await app.inject(`/api/v2/blocks/18000000/withdrawals?index=${items[9].index}&items_count=50`)
+    ).json();
+    expect(afterCursor.items).toEqual(items.slice(10));
+    await app.close();
+  });
+
+  it("answers 404 for a block that is not indexed and 422 for a malformed one", async () => {
+    const app = await createApiServer({ db: test.db });
+    for (const missing of ["18000001", "17999999", `0x${"ab".repeat(32)}`, "99999999999999999999999"]) {
+      const response = await app.inject(`/api/v2/blocks/${missing}/withdrawals`);
+      expect(response.statusCode, missing).toBe(404);
+      expect(response.json()).toEqual({ message: "Not found" });
+    }
+    for (const malformed of ["0x123123", "123qwe"]) {
+      const response = await app.inject(`/api/v2/blocks/${malformed}/withdrawals`);
+      expect(response.statusCode).toBe(422);
+      const pointer = { pointer: "/block_hash_or_number_param" };
+      expect(response.json()).toEqual({
+        errors: [
+          {
+            title: "Invalid value",
+            source: pointer,
+            detail:
+              'Failed to cast value using any of: Schema(title: "FullHash", type: :string), Schema(type: :integer)',
+          },
+          { title: "Invalid value", source: pointer, detail: "Invalid integer. Got: string" },
+          {
+            title: "Invalid value",
+            source: pointer,
+            detail: "Invalid format. Expected ~r/^0x([A-Fa-f0-9]{64})$/",
+          },
+        ],
+      });
+    }
+    const unknownAddress = await app.inject(
+      "/api/v2/addresses/0x000000000000000000000000000000000000dEaD/withdrawals",
+    );
+    expect(unknownAddress.json()).toEqual({ items: [], next_page_params: null });
+    await app.close();
+  });
+
   it("serves every transaction's status and fees as derived from the receipt", async () => {
     const app = await createApiServer({ db: test.db });
     const baseFee = BigInt(block.baseFeePerGas as string);

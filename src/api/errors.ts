@@ -1,6 +1,18 @@
 import type { FastifySchemaValidationError } from "fastify/types/schema.js";
 import { BaseError } from "../errors.ts";
-import { integerPattern } from "./params.ts";
+import { hashPattern, integerPattern } from "./params.ts";
+
+/**
+ * Parameters that take one of several forms: Blockscout reports the failed `anyOf` and then why each
+ * form failed, all under the parameter's pointer.
+ */
+const anyOfDetails: Record<string, string[]> = {
+  block_hash_or_number_param: [
+    'Failed to cast value using any of: Schema(title: "FullHash", type: :string), Schema(type: :integer)',
+    "Invalid integer. Got: string",
+    `Invalid format. Expected ~r/${hashPattern}/`,
+  ],
+};
 
 export type InvalidParameter = { title: "Invalid value"; source: { pointer: string }; detail: string };
 
@@ -33,6 +45,7 @@ export function invalidParameter(name: string, detail: string): ApiError {
  */
 export function invalidParameters(errors: FastifySchemaValidationError[]): ApiError {
   const byPointer = new Map<string, InvalidParameter>();
+  const entries: InvalidParameter[] = [];
   for (const error of errors) {
     const params = error.params as Record<string, unknown>;
     const name =
@@ -43,9 +56,14 @@ export function invalidParameters(errors: FastifySchemaValidationError[]): ApiEr
           : error.instancePath.replace(/^\//, "").split("/")[0];
     const pointer = `/${name}`;
     if (byPointer.has(pointer)) continue;
-    byPointer.set(pointer, { title: "Invalid value", source: { pointer }, detail: detailOf(error, name) });
+    const details = anyOfDetails[name] ?? [detailOf(error, name)];
+    for (const detail of details) {
+      const entry: InvalidParameter = { title: "Invalid value", source: { pointer }, detail };
+      byPointer.set(pointer, entry);
+      entries.push(entry);
+    }
   }
-  return new ApiError(422, { errors: [...byPointer.values()] });
+  return new ApiError(422, { errors: entries });
 }
 
 function detailOf(error: FastifySchemaValidationError, name: string): string {

@@ -11,6 +11,18 @@ export const addressHashParams = {
   properties: { address_hash_param: { type: "string", pattern: addressPattern } },
 } as const;
 
+/** A block number or a block hash (Blockscout's `block_hash_or_number_param`). */
+export const blockHashOrNumberParams = {
+  type: "object",
+  required: ["block_hash_or_number_param"],
+  properties: {
+    block_hash_or_number_param: {
+      type: "string",
+      anyOf: [{ pattern: hashPattern }, { pattern: "^[0-9]+$" }],
+    },
+  },
+} as const;
+
 export const integerCursor = { type: "string", pattern: integerPattern } as const;
 
 /** Parameters every list accepts besides its own: Blockscout's page counter and API keys. */

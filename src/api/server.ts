@@ -12,6 +12,7 @@ import type { Logger } from "../logger.ts";
 import { ApiError, invalidParameters } from "./errors.ts";
 import { addressLogsRoute } from "./routes/address-logs.ts";
 import { addressTransactionsRoute } from "./routes/address-transactions.ts";
+import { withdrawalsRoutes } from "./routes/withdrawals.ts";
 
 /** What every route needs: the database and the (briefly cached) indexed head. */
 export type ApiContext = { db: Database; chainHead: () => Promise<ChainHead> };
@@ -60,6 +61,7 @@ export async function createApiServer({
   const context: ApiContext = { db, chainHead: cachedChainHead(db) };
   addressTransactionsRoute(app, context);
   addressLogsRoute(app, context);
+  withdrawalsRoutes(app, context);
   return app;
 }
 

@@ -1,7 +1,7 @@
 import type { Queryable } from "./client.ts";
 
 /** SQL type of a column. Every value travels as text and the database casts it, so both drivers agree. */
-export type ColumnType = "bytea" | "numeric" | "int8" | "int4" | "int2" | "bool" | "text";
+export type ColumnType = "bytea" | "numeric" | "int8" | "int4" | "int2" | "bool" | "text" | "int4[]";
 
 export type TableRows<Columns extends string> = {
   table: string;
@@ -44,9 +44,12 @@ export async function insertRows<Columns extends string>(
 ): Promise<void> {
   if (rows.length === 0) return;
   const names = Object.keys(rows.columns) as Columns[];
-  const casts = names.map((name, i) => `$${i + 1}::text[]::${rows.columns[name]}[]`);
+  // Every column arrives as text[] and is cast per value, which also serves array columns (`'{0,1}'::int4[]`).
+  const arrays = names.map((_, i) => `$${i + 1}::text[]`).join(", ");
+  const casts = names.map((name) => `u.${name}::${rows.columns[name]}`).join(", ");
   await db.query(
-    `INSERT INTO ${rows.table} (${names.join(", ")}) SELECT * FROM unnest(${casts.join(", ")}) ${onConflict}`,
+    `INSERT INTO ${rows.table} (${names.join(", ")})
+     SELECT ${casts} FROM unnest(${arrays}) AS u(${names.join(", ")}) ${onConflict}`,
     names.map((name) => rows.values[name].map((value) => (value == null ? null : String(value)))),
   );
 }

@@ -56,6 +56,7 @@ export async function writeRange(
     await insertRows(tx, rows.transactions);
     await insertRows(tx, rows.addressTransactions);
     await insertRows(tx, rows.logs);
+    await insertRows(tx, rows.withdrawals);
     await insertRows(tx, rows.addresses, {
       onConflict: `ON CONFLICT (hash) DO UPDATE SET
         is_contract = addresses.is_contract OR excluded.is_contract,

@@ -5,6 +5,7 @@ import type { FetchedRange } from "./fetch-range.ts";
 export type RangeRows = ReturnType<typeof transformRange>;
 
 const Direction = { from: 1, to: 2, created: 4 } as const;
+const gweiInWei = 1_000_000_000n;
 
 /**
  * Turns a validated range into the column-wise rows of each table. Quantities become decimal strings,
@@ -90,6 +91,13 @@ export function transformRange({ blocks, receipts, contracts }: FetchedRange) {
     topic3: "bytea",
     data: "bytea",
   });
+  const withdrawalRows = createTableRows("withdrawals", {
+    index: "int8",
+    block_number: "int8",
+    validator_index: "int8",
+    address: "bytea",
+    amount: "numeric",
+  });
   const addressRows = createTableRows("addresses", {
     hash: "bytea",
     is_contract: "bool",
@@ -137,6 +145,16 @@ export function transformRange({ blocks, receipts, contracts }: FetchedRange) {
       transaction_count: block.transactions.length,
     });
     see(block.miner, number);
+    for (const withdrawal of block.withdrawals ?? []) {
+      withdrawalRows.push({
+        index: BigInt(withdrawal.index).toString(),
+        block_number: number,
+        validator_index: BigInt(withdrawal.validatorIndex).toString(),
+        address: byteaText(withdrawal.address.toLowerCase()),
+        amount: (BigInt(withdrawal.amount) * gweiInWei).toString(),
+      });
+      see(withdrawal.address, number);
+    }
 
     block.transactions.forEach((transaction, t) => {
       const receipt = receipts[b][t];
@@ -224,6 +242,7 @@ export function transformRange({ blocks, receipts, contracts }: FetchedRange) {
     transactions: transactionRows,
     addressTransactions: addressTransactionRows,
     logs: logRows,
+    withdrawals: withdrawalRows,
     addresses: addressRows,
   };
 }
