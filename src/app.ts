@@ -39,6 +39,7 @@ export function createChainIndexer({ config, db, logger }: CreateChainIndexerPar
     rangeSize: config.rangeSize,
     concurrency: config.concurrency,
     pollIntervalMs: config.pollIntervalMs,
+    maxReorgDepth: config.maxReorgDepth,
   });
 }
 

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { createChainIndexer, openStore, serve } from "./app.ts";
 import { type Config, ConfigError, configOptions, loadConfig } from "./config.ts";
 import { ChainMismatchError } from "./db/chain-identity.ts";
+import { ReorgTooDeepError } from "./indexer/create-indexer.ts";
 import { createLogger, type Logger } from "./logger.ts";
 
 const usage = `Usage: sextant <command> [options]
@@ -117,7 +118,11 @@ async function main(argv: string[]): Promise<number> {
     await command(config, logger, controller.signal);
     return 0;
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof ChainMismatchError) {
+    if (
+      error instanceof ConfigError ||
+      error instanceof ChainMismatchError ||
+      error instanceof ReorgTooDeepError
+    ) {
       process.stderr.write(`sextant: ${error.shortMessage}\n`);
       return 2;
     }

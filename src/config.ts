@@ -24,6 +24,8 @@ export type Config = {
   rpcTimeoutMs: number;
   /** How often the head is polled once caught up, in ms (`SEXTANT_POLL_INTERVAL`, `--poll-interval`). */
   pollIntervalMs: number;
+  /** Deepest chain reorganization followed (`SEXTANT_REORG_DEPTH`, `--reorg-depth`). */
+  maxReorgDepth: number;
   /** pino log level (`LOG_LEVEL`, `--log-level`). */
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 };
@@ -86,6 +88,7 @@ const fields: Record<keyof Config, Field> = {
   rpcBatchSize: { env: "ETHEREUM_JSONRPC_BATCH_SIZE", flag: "rpc-batch-size", parse: integer(1, 10_000) },
   rpcTimeoutMs: { env: "ETHEREUM_JSONRPC_HTTP_TIMEOUT", flag: "rpc-timeout", parse: integer(100, 600_000) },
   pollIntervalMs: { env: "SEXTANT_POLL_INTERVAL", flag: "poll-interval", parse: integer(10, 600_000) },
+  maxReorgDepth: { env: "SEXTANT_REORG_DEPTH", flag: "reorg-depth", parse: integer(1, 100_000) },
   logLevel: {
     env: "LOG_LEVEL",
     flag: "log-level",
@@ -106,6 +109,7 @@ const defaults: Config = {
   rpcBatchSize: 100,
   rpcTimeoutMs: 30_000,
   pollIntervalMs: 1_000,
+  maxReorgDepth: 128,
   logLevel: "info",
 };
 

@@ -1,6 +1,7 @@
 import { BaseError } from "../errors.ts";
 import type { RangeRows } from "../indexer/transform-range.ts";
 import type { Database } from "./client.ts";
+import { deleteAbove } from "./delete-above.ts";
 import { byteaParam, insertRows } from "./table-rows.ts";
 
 /** The stored chain does not continue into the range: its parent is not the block stored below it. */
@@ -20,6 +21,8 @@ export type WriteRangeParameters = {
   /** Parent hash of block `from`, checked against the stored block `from - 1`. */
   parentHash: string;
   rows: RangeRows;
+  /** Replace what is stored above this block (a reorganization): deleted and rewritten in the same transaction. */
+  replaceAbove?: bigint;
 };
 
 /** Name of the checkpoint that records the last block whose core data is stored. */
@@ -32,15 +35,17 @@ export const blocksCheckpoint = "blocks";
  */
 export async function writeRange(
   db: Database,
-  { from, to, parentHash, rows }: WriteRangeParameters,
+  { from, to, parentHash, rows, replaceAbove }: WriteRangeParameters,
 ): Promise<void> {
   await db.transaction(async (tx) => {
     const [checkpoint] = await tx.query<{ block_number: number }>(
       "SELECT block_number FROM checkpoints WHERE name = $1 FOR UPDATE",
       [blocksCheckpoint],
     );
-    if (checkpoint && BigInt(checkpoint.block_number) + 1n !== from) {
-      throw new ChainDivergedError(from, `the checkpoint is at block ${checkpoint.block_number}`);
+    if (replaceAbove !== undefined) await deleteAbove(tx, replaceAbove);
+    const stored = replaceAbove ?? (checkpoint ? BigInt(checkpoint.block_number) : null);
+    if (stored !== null && stored + 1n !== from) {
+      throw new ChainDivergedError(from, `the stored chain ends at block ${stored}`);
     }
     const [parent] = await tx.query<{ matches: boolean }>(
       "SELECT hash = $2::bytea AS matches FROM blocks WHERE number = $1",
@@ -68,6 +73,29 @@ export async function writeRange(
       [blocksCheckpoint, Number(to)],
     );
   });
+}
+
+/**
+ * Deletes everything above `blockNumber` and moves the checkpoint there, in one transaction: the node's
+ * chain became shorter than the stored one.
+ */
+export async function rollBackTo(db: Database, blockNumber: bigint): Promise<void> {
+  await db.transaction(async (tx) => {
+    await deleteAbove(tx, blockNumber);
+    await tx.query("UPDATE checkpoints SET block_number = $2 WHERE name = $1", [
+      blocksCheckpoint,
+      blockNumber.toString(),
+    ]);
+  });
+}
+
+/** Stored block hashes from `from` to `to`, keyed by block number. */
+export async function readBlockHashes(db: Database, from: bigint, to: bigint): Promise<Map<bigint, string>> {
+  const rows = await db.query<{ number: number; hash: string }>(
+    "SELECT number, '0x' || encode(hash, 'hex') AS hash FROM blocks WHERE number BETWEEN $1 AND $2",
+    [from.toString(), to.toString()],
+  );
+  return new Map(rows.map((row) => [BigInt(row.number), row.hash]));
 }
 
 /** The last block whose data is stored, or null for an empty database. */

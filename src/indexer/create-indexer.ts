@@ -1,7 +1,14 @@
 import type { Address, Hash } from "viem";
 import { ensureChainIdentity } from "../db/chain-identity.ts";
 import type { Database } from "../db/client.ts";
-import { readCheckpoint, writeRange } from "../db/write-range.ts";
+import {
+  ChainDivergedError,
+  readBlockHashes,
+  readCheckpoint,
+  rollBackTo,
+  writeRange,
+} from "../db/write-range.ts";
+import { BaseError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { RpcClient } from "../rpc/client.ts";
 import { RpcInvalidAnswerError } from "../rpc/errors.ts";
@@ -23,7 +30,14 @@ export type CreateIndexerParameters = {
   /** Ranges fetched ahead of the writer. */
   concurrency?: number;
   pollIntervalMs?: number;
+  /** Deepest reorganization followed; a deeper one stops the indexer rather than guess. */
+  maxReorgDepth?: number;
 };
+
+/** The node's chain left the stored one further back than the configured depth. */
+export class ReorgTooDeepError extends BaseError {
+  override name = "ReorgTooDeepError";
+}
 
 export type IndexerStatus = {
   /** Last block stored, null before the first. */
@@ -57,6 +71,7 @@ export function createIndexer({
   rangeSize = 100,
   concurrency = 4,
   pollIntervalMs = 1_000,
+  maxReorgDepth = 128,
 }: CreateIndexerParameters): Indexer {
   const knownContracts = new Set<Address>();
   const state: IndexerStatus = { indexedBlock: null, headBlock: null, following: false };
@@ -111,12 +126,19 @@ export function createIndexer({
       const range = await (inFlight.shift() as Promise<FetchedRange>);
       launch();
       signal?.throwIfAborted();
-      await writeRange(db, {
-        from: range.from,
-        to: range.to,
-        parentHash: range.blocks[0].parentHash as Hash,
-        rows: transformRange(range),
-      });
+      try {
+        await writeRange(db, {
+          from: range.from,
+          to: range.to,
+          parentHash: range.blocks[0].parentHash as Hash,
+          rows: transformRange(range),
+        });
+      } catch (error) {
+        if (!(error instanceof ChainDivergedError) || state.indexedBlock === null) throw error;
+        // Ranges still in flight were fetched from the abandoned chain; the next catch-up refetches.
+        await reorganize(state.indexedBlock, signal);
+        return state.indexedBlock;
+      }
       state.indexedBlock = range.to;
       written += range.blocks.length;
       logger.debug({ from: Number(range.from), to: Number(range.to) }, "range written");
@@ -129,10 +151,93 @@ export function createIndexer({
     return state.indexedBlock;
   }
 
+  /** Finds the highest stored block the node still has, searching at most `maxReorgDepth` below `tip`. */
+  async function findCommonAncestor(tip: bigint, signal?: AbortSignal): Promise<bigint> {
+    const floor = tip - BigInt(maxReorgDepth);
+    const stored = await readBlockHashes(db, floor > 0n ? floor : 0n, tip);
+    const step = 16n;
+    for (let top = tip; top >= 0n && top >= floor; top -= step) {
+      const numbers: bigint[] = [];
+      for (let n = top; n > top - step && n >= 0n && n >= floor; n--) numbers.push(n);
+      const blocks = await retryForever(
+        () => eth_getBlockByNumber(client, { blocks: numbers, includeTransactions: false }),
+        {
+          what: `blocks ${numbers.at(-1)}-${top} for a reorganization`,
+          logger,
+          signal,
+        },
+      );
+      for (const [i, n] of numbers.entries()) {
+        const hash = stored.get(n);
+        // Below the first indexed block there is nothing to compare: re-index from there.
+        if (hash === undefined || blocks[i]?.hash === hash) return n;
+      }
+    }
+    throw new ReorgTooDeepError(
+      `the node's chain diverges from the stored one more than ${maxReorgDepth} blocks below block ${tip}`,
+      {
+        details: "raise the reorganization depth or re-index from an empty database",
+      },
+    );
+  }
+
+  /**
+   * Replaces the stored blocks above the common ancestor with the node's canonical ones (or drops them
+   * when the node's chain is now shorter), in one transaction.
+   */
+  async function reorganize(tip: bigint, signal?: AbortSignal) {
+    const ancestor = await findCommonAncestor(tip, signal);
+    const head = await retryForever(() => eth_blockNumber(client), {
+      what: "eth_blockNumber",
+      logger,
+      signal,
+    });
+    const wanted = tip > ancestor + BigInt(rangeSize) ? tip : ancestor + BigInt(rangeSize);
+    const end = head < wanted ? head : wanted;
+    if (end <= ancestor) {
+      await rollBackTo(db, ancestor);
+    } else {
+      const range = await fetchWithRetry(ancestor + 1n, end, signal);
+      await writeRange(db, {
+        from: range.from,
+        to: range.to,
+        parentHash: range.blocks[0].parentHash as Hash,
+        rows: transformRange(range),
+        replaceAbove: ancestor,
+      });
+    }
+    logger.warn(
+      {
+        depth: Number(tip - ancestor),
+        ancestor: Number(ancestor),
+        indexed: Number(end > ancestor ? end : ancestor),
+      },
+      "followed a chain reorganization",
+    );
+    state.indexedBlock = end > ancestor ? end : ancestor;
+  }
+
+  /** A reorganization that replaced the stored tip, or shortened the chain, shows at the tip itself. */
+  async function reconcileTip(signal: AbortSignal) {
+    const tip = state.indexedBlock;
+    if (tip === null) return;
+    const [block] = await retryForever(
+      () => eth_getBlockByNumber(client, { blocks: [tip], includeTransactions: false }),
+      {
+        what: `block ${tip}`,
+        logger,
+        signal,
+      },
+    );
+    const stored = await readBlockHashes(db, tip, tip);
+    if (block?.hash !== stored.get(tip)) await reorganize(tip, signal);
+  }
+
   async function run(signal: AbortSignal) {
     try {
       for (;;) {
         const before = state.indexedBlock;
+        await reconcileTip(signal);
         await catchUp(undefined, signal);
         if (!state.following && state.indexedBlock === state.headBlock) {
           state.following = true;

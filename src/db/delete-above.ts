@@ -1,0 +1,43 @@
+import type { Queryable } from "./client.ts";
+
+/**
+ * Deletes every row derived from blocks above `blockNumber` (orphaned by a reorganization), inside the
+ * caller's transaction. Link tables are reached through their orphaned parents' addresses so that each
+ * delete is an index lookup; addresses go when no kept block saw them.
+ */
+export async function deleteAbove(tx: Queryable, blockNumber: bigint): Promise<void> {
+  const above = [blockNumber.toString()];
+  await tx.query(
+    `DELETE FROM addresses WHERE first_seen_block > $1 AND hash IN (
+       SELECT from_address FROM transactions WHERE block_number > $1
+       UNION SELECT to_address FROM transactions WHERE block_number > $1
+       UNION SELECT created_contract FROM transactions WHERE block_number > $1
+       UNION SELECT address FROM logs WHERE block_number > $1
+       UNION SELECT miner FROM blocks WHERE number > $1
+       UNION SELECT address FROM withdrawals WHERE block_number > $1
+       UNION SELECT to_address FROM internal_transactions WHERE block_number > $1
+       UNION SELECT created_contract FROM internal_transactions WHERE block_number > $1)`,
+    above,
+  );
+  await tx.query(
+    `DELETE FROM address_transactions a USING transactions t
+     WHERE t.block_number > $1 AND a.address IN (t.from_address, t.to_address, t.created_contract)
+       AND a.block_number = t.block_number AND a.transaction_index = t.index`,
+    above,
+  );
+  await tx.query(
+    `DELETE FROM address_internal_transactions a USING internal_transactions i
+     WHERE i.block_number > $1 AND a.address IN (i.from_address, i.to_address, i.created_contract)
+       AND a.block_number = i.block_number AND a.transaction_index = i.transaction_index AND a.index = i.index`,
+    above,
+  );
+  for (const [table, column] of [
+    ["internal_transactions", "block_number"],
+    ["logs", "block_number"],
+    ["withdrawals", "block_number"],
+    ["transactions", "block_number"],
+    ["blocks", "number"],
+  ]) {
+    await tx.query(`DELETE FROM ${table} WHERE ${column} > $1`, above);
+  }
+}

@@ -1,0 +1,197 @@
+import { type Hex, toHex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiServer } from "../src/api/server.ts";
+import { readCheckpoint } from "../src/db/write-range.ts";
+import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
+import { createIndexer, type Indexer, ReorgTooDeepError } from "../src/indexer/create-indexer.ts";
+import { createLogger } from "../src/logger.ts";
+import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
+import { createTestDatabase, databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+
+const gasPrice = toHex(10_000_000_000n);
+
+async function waitFor(condition: () => Promise<boolean>, what: string) {
+  const deadline = Date.now() + 20_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
+  let anvil: Anvil;
+  let client: RpcClient;
+  let test: TestDatabase;
+  let indexer: Indexer;
+  const controller = new AbortController();
+  let running: Promise<void>;
+  let accounts: Hex[];
+
+  /** Waits until the indexer holds exactly the node's head block. */
+  async function caughtUp() {
+    await waitFor(async () => {
+      const head = await client.request<{ hash: string; number: string }>("eth_getBlockByNumber", [
+        "latest",
+        false,
+      ]);
+      const [row] = await test.db.query<{ hash: string }>(
+        "SELECT '0x' || encode(hash, 'hex') AS hash FROM blocks WHERE number = $1",
+        [Number(head.number)],
+      );
+      return row?.hash === head.hash && (await readCheckpoint(test.db)) === BigInt(head.number);
+    }, "the indexer to reach the node's head");
+  }
+
+  /** The stored tables equal a fresh index of the node's current chain. */
+  async function expectCanonical() {
+    await caughtUp();
+    const fresh = await createTestDatabase(kind);
+    const reference = createIndexer({ client, db: fresh.db, logger: createLogger("silent") });
+    await reference.prepare();
+    await reference.catchUp();
+    const [ours, theirs] = [await fingerprint(test.db), await fingerprint(fresh.db)];
+    await fresh.drop();
+    expect(ours).toEqual(theirs);
+  }
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    client = createRpcClient({ url: anvil.rpcUrl });
+    accounts = await client.request<Hex[]>("eth_accounts");
+    let last = "";
+    for (let i = 0; i < 60; i++) {
+      last = await client.request("eth_sendTransaction", [
+        { from: accounts[i % 4], to: accounts[(i + 1) % 4], value: toHex(i + 1), gasPrice },
+      ]);
+    }
+    await waitFor(
+      async () => !!(await client.request("eth_getTransactionReceipt", [last])),
+      "the last receipt",
+    );
+    test = await createTestDatabase(kind);
+    indexer = createIndexer({
+      client,
+      db: test.db,
+      logger: createLogger("silent"),
+      pollIntervalMs: 20,
+      rangeSize: 10,
+    });
+    await indexer.prepare();
+    running = indexer.run(controller.signal);
+    await caughtUp();
+  });
+  afterAll(async () => {
+    controller.abort();
+    await running;
+    await test?.drop();
+    await anvil?.stop();
+  });
+
+  it.each([1, 5, 30])(
+    "replaces the last %i blocks: transactions move, disappear and appear",
+    async (depth) => {
+      const gone = await client.request<Hex>("eth_sendTransaction", [
+        { from: accounts[1], to: accounts[2], value: "0x1", gasPrice },
+      ]);
+      await waitFor(
+        async () => !!(await client.request("eth_getTransactionReceipt", [gone])),
+        "the doomed transaction",
+      );
+      await caughtUp();
+      const head = Number(await client.request<string>("eth_blockNumber"));
+      const sender = accounts[5 + (depth % 3)];
+      const nonce = Number(await client.request<string>("eth_getTransactionCount", [sender, "latest"]));
+      // One signed transaction (same sender, nonce, fields: same hash) placed by two successive reorganizations.
+      const moving = {
+        from: sender,
+        to: accounts[9],
+        value: "0x7",
+        nonce: toHex(nonce),
+        gas: "0x5208",
+        gasPrice,
+      };
+      const appearing = { from: accounts[8], to: accounts[9], value: toHex(1000 + depth), gasPrice };
+      await client.request("anvil_reorg", [
+        depth,
+        [
+          [moving, 0],
+          [appearing, depth - 1],
+        ],
+      ]);
+      await client.request("anvil_mine", ["0x2"]);
+      await expectCanonical();
+      expect(
+        await test.db.query("SELECT 1 FROM transactions WHERE hash = $1", [
+          Buffer.from(gone.slice(2), "hex"),
+        ]),
+      ).toHaveLength(0);
+      const movedBlock = async () => {
+        const [row] = await test.db.query<{ block_number: number; hash: string }>(
+          "SELECT block_number, '0x' || encode(hash, 'hex') AS hash FROM transactions WHERE nonce = $1 AND from_address = $2",
+          [nonce, Buffer.from(sender.slice(2), "hex")],
+        );
+        return row;
+      };
+      const first = await movedBlock();
+      expect(first.block_number).toBe(head - depth + 1);
+
+      // The next reorganization reaches back over it and puts the same transaction one block later.
+      await client.request("anvil_reorg", [depth + 2, [[moving, 1]]]);
+      await expectCanonical();
+      const then = await movedBlock();
+      expect(then).toEqual({ block_number: head - depth + 2, hash: first.hash });
+
+      // The API lists only rows of the node's chain: the appeared transaction is gone again.
+      const app = await createApiServer({ db: test.db });
+      for (const address of [accounts[1], accounts[8], sender]) {
+        const { items } = (await app.inject(`/api/v2/addresses/${address}/transactions`)).json();
+        for (const item of items) {
+          const onChain = await client.request<{ blockHash: string } | null>("eth_getTransactionByHash", [
+            item.hash,
+          ]);
+          expect(onChain?.blockHash, item.hash).toBe(item.block_hash);
+        }
+      }
+      await app.close();
+    },
+  );
+
+  it("drops blocks when the node's chain gets shorter", async () => {
+    await caughtUp();
+    const before = BigInt(await client.request<string>("eth_blockNumber"));
+    await client.request("anvil_rollback", [3]);
+    await waitFor(async () => (await readCheckpoint(test.db)) === before - 3n, "the rollback to be followed");
+    await expectCanonical();
+  });
+});
+
+describe("a reorganization deeper than the configured depth", () => {
+  it("stops the indexer with a clear error instead of guessing", async () => {
+    const anvil = await startAnvil();
+    const client = createRpcClient({ url: anvil.rpcUrl });
+    const test = await createTestDatabase("pglite");
+    try {
+      await client.request("anvil_mine", ["0x14"]);
+      const indexer = createIndexer({
+        client,
+        db: test.db,
+        logger: createLogger("silent"),
+        pollIntervalMs: 20,
+        maxReorgDepth: 3,
+      });
+      await indexer.prepare();
+      const controller = new AbortController();
+      const running = indexer.run(controller.signal);
+      await waitFor(async () => indexer.status().following, "catch-up");
+      const [account] = await client.request<Hex[]>("eth_accounts");
+      await client.request("anvil_reorg", [6, [[{ from: account, to: account, value: "0x1", gasPrice }, 0]]]);
+      await expect(running).rejects.toThrow(ReorgTooDeepError);
+      await expect(running).rejects.toThrow("more than 3 blocks below block 20");
+      expect(await readCheckpoint(test.db)).toBe(20n);
+      controller.abort();
+    } finally {
+      await test.drop();
+      await anvil.stop();
+    }
+  });
+});
