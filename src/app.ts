@@ -40,6 +40,7 @@ export function createChainIndexer({ config, db, logger }: CreateChainIndexerPar
     concurrency: config.concurrency,
     pollIntervalMs: config.pollIntervalMs,
     maxReorgDepth: config.maxReorgDepth,
+    tracer: config.tracer,
   });
 }
 

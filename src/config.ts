@@ -24,6 +24,8 @@ export type Config = {
   rpcTimeoutMs: number;
   /** How often the head is polled once caught up, in ms (`SEXTANT_POLL_INTERVAL`, `--poll-interval`). */
   pollIntervalMs: number;
+  /** Source of internal transactions (`SEXTANT_TRACER`, `--tracer`): auto, callTracer, parity or none. */
+  tracer: "auto" | "callTracer" | "parity" | "none";
   /** Deepest chain reorganization followed (`SEXTANT_REORG_DEPTH`, `--reorg-depth`). */
   maxReorgDepth: number;
   /** pino log level (`LOG_LEVEL`, `--log-level`). */
@@ -67,6 +69,7 @@ const url =
     return raw;
   };
 
+const tracers = ["auto", "callTracer", "parity", "none"];
 const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 const fields: Record<keyof Config, Field> = {
@@ -88,6 +91,14 @@ const fields: Record<keyof Config, Field> = {
   rpcBatchSize: { env: "ETHEREUM_JSONRPC_BATCH_SIZE", flag: "rpc-batch-size", parse: integer(1, 10_000) },
   rpcTimeoutMs: { env: "ETHEREUM_JSONRPC_HTTP_TIMEOUT", flag: "rpc-timeout", parse: integer(100, 600_000) },
   pollIntervalMs: { env: "SEXTANT_POLL_INTERVAL", flag: "poll-interval", parse: integer(10, 600_000) },
+  tracer: {
+    env: "SEXTANT_TRACER",
+    flag: "tracer",
+    parse: (raw, name) => {
+      if (!tracers.includes(raw)) throw new ConfigError(`${name} must be one of ${tracers.join(", ")}, got "${raw}"`);
+      return raw;
+    },
+  },
   maxReorgDepth: { env: "SEXTANT_REORG_DEPTH", flag: "reorg-depth", parse: integer(1, 100_000) },
   logLevel: {
     env: "LOG_LEVEL",
@@ -109,6 +120,7 @@ const defaults: Config = {
   rpcBatchSize: 100,
   rpcTimeoutMs: 30_000,
   pollIntervalMs: 1_000,
+  tracer: "auto",
   maxReorgDepth: 128,
   logLevel: "info",
 };

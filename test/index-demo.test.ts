@@ -5,6 +5,7 @@ import { createRpcClient } from "../src/rpc/client.ts";
 import { eth_getBlockByNumber } from "../src/rpc/eth_getBlockByNumber.ts";
 import { eth_getBlockReceipts } from "../src/rpc/eth_getBlockReceipts.ts";
 import { eth_getCode } from "../src/rpc/eth_getCode.ts";
+import { trace_block } from "../src/rpc/trace_block.ts";
 import type { RpcFullBlock, RpcReceipt } from "../src/rpc/types.ts";
 import { expectBlocksMatch, expectLogsMatch, expectTransactionsMatch } from "./support/compare-with-node.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
@@ -99,6 +100,21 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
         for (const log of receipt.logs) seen.add(log.address.toLowerCase());
       }
     });
+    // Addresses that only take part inside transactions come from the node's traces.
+    const traces = await trace_block(client, {
+      blocks: blocks.map((block) => BigInt(block.number as string)),
+    });
+    for (const trace of traces.flat()) {
+      for (const address of [
+        trace.action.from,
+        trace.action.to,
+        trace.action.address,
+        trace.action.refundAddress,
+        trace.result?.address,
+      ]) {
+        if (address) seen.add(address.toLowerCase());
+      }
+    }
     expect(new Set(rows.map((row) => row.hash))).toEqual(seen);
     const codes = await eth_getCode(client, {
       addresses: rows.map((row) => row.hash as `0x${string}`),

@@ -10,6 +10,7 @@ import type { Database } from "../db/client.ts";
 import { type ChainHead, readChainHead } from "../db/queries/chain-head.ts";
 import type { Logger } from "../logger.ts";
 import { ApiError, invalidParameters } from "./errors.ts";
+import { addressInternalTransactionsRoute } from "./routes/address-internal-transactions.ts";
 import { addressLogsRoute } from "./routes/address-logs.ts";
 import { addressTransactionsRoute } from "./routes/address-transactions.ts";
 import { withdrawalsRoutes } from "./routes/withdrawals.ts";
@@ -62,6 +63,7 @@ export async function createApiServer({
   addressTransactionsRoute(app, context);
   addressLogsRoute(app, context);
   withdrawalsRoutes(app, context);
+  addressInternalTransactionsRoute(app, context);
   return app;
 }
 

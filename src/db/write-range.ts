@@ -61,6 +61,8 @@ export async function writeRange(
     await insertRows(tx, rows.transactions);
     await insertRows(tx, rows.addressTransactions);
     await insertRows(tx, rows.logs);
+    await insertRows(tx, rows.internalTransactions);
+    await insertRows(tx, rows.addressInternalTransactions);
     await insertRows(tx, rows.withdrawals);
     await insertRows(tx, rows.addresses, {
       onConflict: `ON CONFLICT (hash) DO UPDATE SET

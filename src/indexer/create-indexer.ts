@@ -15,6 +15,7 @@ import { RpcInvalidAnswerError } from "../rpc/errors.ts";
 import { eth_blockNumber } from "../rpc/eth_blockNumber.ts";
 import { eth_chainId } from "../rpc/eth_chainId.ts";
 import { eth_getBlockByNumber } from "../rpc/eth_getBlockByNumber.ts";
+import { chooseTracer, type Tracer } from "./choose-tracer.ts";
 import { type FetchedRange, fetchRange } from "./fetch-range.ts";
 import { retryForever, sleep } from "./retry.ts";
 import { transformRange } from "./transform-range.ts";
@@ -32,6 +33,8 @@ export type CreateIndexerParameters = {
   pollIntervalMs?: number;
   /** Deepest reorganization followed; a deeper one stops the indexer rather than guess. */
   maxReorgDepth?: number;
+  /** Source of internal transactions; `auto` asks the node which it offers. */
+  tracer?: Tracer | "auto";
 };
 
 /** The node's chain left the stored one further back than the configured depth. */
@@ -46,6 +49,8 @@ export type IndexerStatus = {
   headBlock: bigint | null;
   /** True once catch-up reached the head and the indexer follows new blocks. */
   following: boolean;
+  /** The tracer in use, known after `prepare`. */
+  tracer: Tracer | null;
 };
 
 export type Indexer = {
@@ -72,9 +77,10 @@ export function createIndexer({
   concurrency = 4,
   pollIntervalMs = 1_000,
   maxReorgDepth = 128,
+  tracer: configuredTracer = "auto",
 }: CreateIndexerParameters): Indexer {
   const knownContracts = new Set<Address>();
-  const state: IndexerStatus = { indexedBlock: null, headBlock: null, following: false };
+  const state: IndexerStatus = { indexedBlock: null, headBlock: null, following: false, tracer: null };
 
   async function prepare() {
     const [chainId, [genesis]] = await Promise.all([
@@ -84,14 +90,32 @@ export function createIndexer({
     if (!genesis?.hash) throw new RpcInvalidAnswerError("the node has no genesis block");
     await ensureChainIdentity(db, { chainId, genesisHash: genesis.hash });
     state.indexedBlock = await readCheckpoint(db);
+    const probeBlock = await retryForever(() => eth_blockNumber(client), { what: "eth_blockNumber", logger });
+    state.tracer = await retryForever(
+      () => chooseTracer(client, { configured: configuredTracer, probeBlock }),
+      {
+        what: "choosing a tracer",
+        logger,
+      },
+    );
+    if (state.tracer === "none") {
+      logger.warn(
+        "the node offers no tracer: internal transactions will be missing (blocks are marked untraced)",
+      );
+    } else {
+      logger.info({ tracer: state.tracer }, "internal transactions from traces");
+    }
   }
 
   function fetchWithRetry(from: bigint, to: bigint, signal?: AbortSignal): Promise<FetchedRange> {
-    return retryForever(() => fetchRange(client, { from, to, knownContracts }), {
-      what: `blocks ${from}-${to}`,
-      logger,
-      signal,
-    });
+    return retryForever(
+      () => fetchRange(client, { from, to, knownContracts, tracer: state.tracer ?? "none" }),
+      {
+        what: `blocks ${from}-${to}`,
+        logger,
+        signal,
+      },
+    );
   }
 
   async function catchUp(target?: bigint, signal?: AbortSignal): Promise<bigint | null> {

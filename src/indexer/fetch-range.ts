@@ -1,16 +1,22 @@
 import type { Address } from "viem";
 import type { RpcClient } from "../rpc/client.ts";
-import { isMethodNotSupported } from "../rpc/errors.ts";
+import { type CallTracerResult, debug_traceBlockByNumber } from "../rpc/debug_traceBlockByNumber.ts";
+import { isMethodNotSupported, RpcInvalidAnswerError } from "../rpc/errors.ts";
 import { eth_getBlockByNumber } from "../rpc/eth_getBlockByNumber.ts";
 import { eth_getBlockReceipts } from "../rpc/eth_getBlockReceipts.ts";
 import { eth_getCode } from "../rpc/eth_getCode.ts";
 import { eth_getTransactionReceipt } from "../rpc/eth_getTransactionReceipt.ts";
+import { type ParityTrace, trace_block } from "../rpc/trace_block.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
+import type { Tracer } from "./choose-tracer.ts";
+import { type InternalTransaction, mapCallTracerBlock, mapParityBlock } from "./map-traces.ts";
 import { validateRange } from "./validate-range.ts";
 
 export type FetchRangeParameters = {
   from: bigint;
   to: bigint;
+  /** Which tracer gives the internal transactions; `none` leaves them unknown. */
+  tracer?: Tracer;
   /** Addresses already known to hold code; they are not asked for again. Grows as ranges are fetched. */
   knownContracts?: Set<Address>;
 };
@@ -21,6 +27,8 @@ export type FetchedRange = {
   blocks: RpcFullBlock[];
   /** `receipts[i]` are the receipts of `blocks[i]`, in transaction order. */
   receipts: RpcReceipt[][];
+  /** `internalTransactions[b][t]`: the frames of transaction t of block b; null without a tracer. */
+  internalTransactions: InternalTransaction[][][] | null;
   /** Addresses in this range known to hold code at its last block. */
   contracts: Set<Address>;
 };
@@ -34,20 +42,29 @@ export type FetchRangeReturnType = FetchedRange;
  */
 export async function fetchRange(
   client: RpcClient,
-  { from, to, knownContracts = new Set() }: FetchRangeParameters,
+  { from, to, tracer = "none", knownContracts = new Set() }: FetchRangeParameters,
 ): Promise<FetchRangeReturnType> {
   const numbers: bigint[] = [];
   for (let n = from; n <= to; n++) numbers.push(n);
   // Blocks and receipts are asked for at once, by number; validateRange then proves they belong together.
-  const [maybeBlocks, maybeReceipts] = await Promise.all([
+  const [maybeBlocks, maybeReceipts, traces] = await Promise.all([
     eth_getBlockByNumber(client, { blocks: numbers }),
     withoutBlockReceipts.has(client) ? null : receiptsByNumber(client, numbers),
+    tracer === "callTracer"
+      ? debug_traceBlockByNumber(client, { blocks: numbers })
+      : tracer === "parity"
+        ? trace_block(client, { blocks: numbers })
+        : null,
   ]);
   const receiptLists = maybeReceipts ?? (await receiptsPerTransaction(client, maybeBlocks));
   const { blocks, receipts } = validateRange({ from, to, blocks: maybeBlocks, receipts: receiptLists });
+  const internalTransactions = traces && mapTraces(tracer, blocks, receipts, traces);
 
   const contracts = new Set<Address>();
   const unknown = new Set<Address>();
+  for (const frame of internalTransactions?.flat(2) ?? []) {
+    if (frame.createdContract && frame.error === null) contracts.add(frame.createdContract);
+  }
   for (let b = 0; b < blocks.length; b++) {
     for (const receipt of receipts[b]) {
       if (receipt.contractAddress && receipt.status !== "0x0") contracts.add(lower(receipt.contractAddress));
@@ -77,7 +94,50 @@ export async function fetchRange(
     }
   }
   for (const address of contracts) knownContracts.add(address);
-  return { from, to, blocks, receipts, contracts };
+  return { from, to, blocks, receipts, internalTransactions, contracts };
+}
+
+/**
+ * Checks each block's traces belong to its transactions, then maps them to rows.
+ * @throws {RpcInvalidAnswerError} when a trace names another block or transaction: refetch.
+ */
+function mapTraces(
+  tracer: Tracer,
+  blocks: RpcFullBlock[],
+  receipts: RpcReceipt[][],
+  traces: CallTracerResult[][] | ParityTrace[][],
+): InternalTransaction[][][] {
+  return blocks.map((block, b) => {
+    const transactions = block.transactions.map((transaction, t) => ({
+      hash: transaction.hash,
+      gas: BigInt(transaction.gas),
+      gasUsed: BigInt(receipts[b][t].gasUsed),
+    }));
+    const blockTraces = traces[b] ?? [];
+    if (tracer === "callTracer") {
+      const results = blockTraces as CallTracerResult[];
+      const mismatch =
+        results.length !== transactions.length ||
+        results.some((r, t) => r.txHash && r.txHash !== transactions[t].hash);
+      if (mismatch)
+        throw new RpcInvalidAnswerError(
+          `block ${block.number}: callTracer results do not match its transactions`,
+        );
+      return mapCallTracerBlock(results, transactions);
+    }
+    const entries = blockTraces as ParityTrace[];
+    const foreign = entries.find(
+      (entry) =>
+        (entry.blockHash && entry.blockHash !== block.hash) ||
+        (entry.transactionHash != null &&
+          transactions[entry.transactionPosition ?? -1]?.hash !== entry.transactionHash),
+    );
+    if (foreign)
+      throw new RpcInvalidAnswerError(
+        `block ${block.number}: a trace of ${foreign.transactionHash} does not belong to it`,
+      );
+    return mapParityBlock(entries, transactions);
+  });
 }
 
 const withoutCode = new WeakSet<RpcClient>();

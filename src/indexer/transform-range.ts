@@ -11,7 +11,7 @@ const gweiInWei = 1_000_000_000n;
  * Turns a validated range into the column-wise rows of each table. Quantities become decimal strings,
  * hashes the text form of bytea; nothing here talks to the node or the database.
  */
-export function transformRange({ blocks, receipts, contracts }: FetchedRange) {
+export function transformRange({ blocks, receipts, internalTransactions, contracts }: FetchedRange) {
   const blockRows = createTableRows("blocks", {
     number: "int8",
     hash: "bytea",
@@ -37,6 +37,7 @@ export function transformRange({ blocks, receipts, contracts }: FetchedRange) {
     parent_beacon_block_root: "bytea",
     withdrawals_root: "bytea",
     transaction_count: "int4",
+    traced: "bool",
   });
   const transactionRows = createTableRows("transactions", {
     hash: "bytea",
@@ -69,6 +70,8 @@ export function transformRange({ blocks, receipts, contracts }: FetchedRange) {
     blob_gas_price: "numeric",
     logs_bloom: "bytea",
     root: "bytea",
+    error: "text",
+    has_error_in_internal_transactions: "bool",
   });
   const addressTransactionRows = createTableRows("address_transactions", {
     address: "bytea",
@@ -90,6 +93,31 @@ export function transformRange({ blocks, receipts, contracts }: FetchedRange) {
     topic2: "bytea",
     topic3: "bytea",
     data: "bytea",
+  });
+  const internalRows = createTableRows("internal_transactions", {
+    block_number: "int8",
+    transaction_index: "int4",
+    index: "int4",
+    block_index: "int4",
+    transaction_hash: "bytea",
+    type: "text",
+    from_address: "bytea",
+    to_address: "bytea",
+    created_contract: "bytea",
+    value: "numeric",
+    gas: "numeric",
+    gas_used: "numeric",
+    input: "bytea",
+    output: "bytea",
+    error: "text",
+    trace_address: "int4[]",
+  });
+  const addressInternalRows = createTableRows("address_internal_transactions", {
+    address: "bytea",
+    block_number: "int8",
+    transaction_index: "int4",
+    index: "int4",
+    direction: "int2",
   });
   const withdrawalRows = createTableRows("withdrawals", {
     index: "int8",
@@ -143,7 +171,9 @@ export function transformRange({ blocks, receipts, contracts }: FetchedRange) {
       parent_beacon_block_root: byteaText(block.parentBeaconBlockRoot),
       withdrawals_root: byteaText(block.withdrawalsRoot),
       transaction_count: block.transactions.length,
+      traced: internalTransactions !== null,
     });
+    let blockIndex = 0;
     see(block.miner, number);
     for (const withdrawal of block.withdrawals ?? []) {
       withdrawalRows.push({
@@ -163,6 +193,7 @@ export function transformRange({ blocks, receipts, contracts }: FetchedRange) {
       const effectiveGasPrice = receipt.effectiveGasPrice ?? transaction.gasPrice;
       const fee = effectiveGasPrice ? BigInt(receipt.gasUsed) * BigInt(effectiveGasPrice) : 0n;
       const value = decimal(transaction.value);
+      const frames = internalTransactions?.[b][t] ?? null;
       transactionRows.push({
         hash: byteaText(transaction.hash),
         block_number: number,
@@ -194,7 +225,51 @@ export function transformRange({ blocks, receipts, contracts }: FetchedRange) {
         blob_gas_price: decimal(receipt.blobGasPrice),
         logs_bloom: byteaText(receipt.logsBloom),
         root: byteaText(receipt.root),
+        error: frames?.[0]?.error ?? null,
+        has_error_in_internal_transactions:
+          frames && frames.some((frame) => frame.index > 0 && frame.error !== null),
       });
+
+      for (const frame of frames ?? []) {
+        internalRows.push({
+          block_number: number,
+          transaction_index: t,
+          index: frame.index,
+          block_index: blockIndex++,
+          transaction_hash: byteaText(transaction.hash),
+          type: frame.type,
+          from_address: byteaText(frame.from),
+          to_address: byteaText(frame.to),
+          created_contract: byteaText(frame.createdContract),
+          value: frame.value.toString(),
+          gas: frame.gas?.toString() ?? null,
+          gas_used: frame.gasUsed?.toString() ?? null,
+          input: byteaText(frame.input),
+          output: byteaText(frame.output),
+          error: frame.error,
+          trace_address: `{${frame.traceAddress.join(",")}}`,
+        });
+        // The top-level call repeats the transaction itself; endpoint 12 never lists it.
+        if (frame.index === 0 && frame.type === "call") continue;
+        const directions = new Map<string, number>();
+        const link = (address: string | null, bit: number) => {
+          if (!address) return;
+          directions.set(address, (directions.get(address) ?? 0) | bit);
+          see(address, number);
+        };
+        link(frame.from, Direction.from);
+        link(frame.to, Direction.to);
+        link(frame.createdContract, Direction.created);
+        for (const [address, direction] of directions) {
+          addressInternalRows.push({
+            address: byteaText(address),
+            block_number: number,
+            transaction_index: t,
+            index: frame.index,
+            direction,
+          });
+        }
+      }
 
       const participants = new Map<string, number>();
       const take = (address: string | null | undefined, bit: number) => {
@@ -242,6 +317,8 @@ export function transformRange({ blocks, receipts, contracts }: FetchedRange) {
     transactions: transactionRows,
     addressTransactions: addressTransactionRows,
     logs: logRows,
+    internalTransactions: internalRows,
+    addressInternalTransactions: addressInternalRows,
     withdrawals: withdrawalRows,
     addresses: addressRows,
   };

@@ -37,8 +37,9 @@ export function renderTransaction(row: TransactionRow, addresses: FindAddressesR
     confirmations: head.blockNumber === null ? 0 : Math.max(head.blockNumber - row.block_number + 1, 1),
     confirmation_duration: [0, head.averageBlockTimeMs ?? 0],
     status: row.status === null ? null : row.status === 1 ? "ok" : "error",
-    // Why a transaction failed (revert, out of gas, ...) is known once its trace is indexed.
-    result: row.status === 0 ? "awaiting_internal_transactions" : "success",
+    // Why a transaction failed (reverted, out of gas, ...) is known from its trace; without one, Blockscout's
+    // word for "not known yet".
+    result: row.status === 0 ? (row.error ?? "awaiting_internal_transactions") : "success",
     revert_reason: null,
     from: renderAddress(row.from_address, addresses),
     to: renderAddress(row.to_address, addresses),
@@ -61,7 +62,7 @@ export function renderTransaction(row: TransactionRow, addresses: FindAddressesR
     token_transfers: [],
     token_transfers_overflow: false,
     transaction_types: types,
-    has_error_in_internal_transactions: null,
+    has_error_in_internal_transactions: row.has_error_in_internal_transactions,
     actions: [],
     authorization_list: [],
     exchange_rate: null,

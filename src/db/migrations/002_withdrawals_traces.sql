@@ -16,6 +16,8 @@ CREATE TABLE internal_transactions (
   transaction_index integer NOT NULL,
   -- depth-first position inside the transaction; 0 is the top-level frame
   index integer NOT NULL,
+  -- position among all frames of the block
+  block_index integer NOT NULL,
   transaction_hash bytea NOT NULL,
   type text NOT NULL,
   from_address bytea NOT NULL,

@@ -43,6 +43,8 @@ export type TransactionRow = {
   fee: string;
   timestamp: number;
   base_fee_per_gas: string | null;
+  error: string | null;
+  has_error_in_internal_transactions: boolean | null;
 };
 
 const sortColumns: Record<TransactionSort, string[]> = {
@@ -60,7 +62,7 @@ export const transactionColumns = `
   ${hexColumn("t.created_contract", "created_contract")}, t.value, t.nonce, t.type, t.gas_limit, t.gas_price,
   t.max_fee_per_gas, t.max_priority_fee_per_gas, ${hexColumn("t.input", "input")}, t.status, t.gas_used,
   t.effective_gas_price, t.gas_used * COALESCE(t.effective_gas_price, t.gas_price, 0) AS fee,
-  b.timestamp, b.base_fee_per_gas`;
+  b.timestamp, b.base_fee_per_gas, t.error, t.has_error_in_internal_transactions`;
 
 /**
  * One page of the transactions an address takes part in, in the requested order, from the

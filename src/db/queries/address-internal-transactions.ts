@@ -1,0 +1,61 @@
+import type { Queryable } from "../client.ts";
+import { byteaParam } from "../table-rows.ts";
+import { hexColumn, keysetCondition } from "./keyset.ts";
+
+export type InternalTransactionRow = {
+  block_number: number;
+  transaction_index: number;
+  index: number;
+  block_index: number;
+  transaction_hash: string;
+  type: string;
+  from_address: string;
+  to_address: string | null;
+  created_contract: string | null;
+  value: string;
+  gas: string | null;
+  error: string | null;
+  timestamp: number;
+};
+
+export type ListAddressInternalTransactionsParameters = {
+  address: string;
+  /** `from`: frames the address made; `to`: frames it received or that created it. */
+  filter?: "to" | "from";
+  cursor: { block_number?: number | null; transaction_index?: number | null; index?: number | null };
+  limit: number;
+};
+
+const directionBits = { from: 1, to: 2 | 4 } as const;
+
+/**
+ * One page of the internal transactions an address takes part in, newest first, from the
+ * address→internal-transaction index. Top-level calls are not in that index: they repeat the transaction.
+ */
+export async function listAddressInternalTransactions(
+  db: Queryable,
+  { address, filter, cursor, limit }: ListAddressInternalTransactionsParameters,
+): Promise<InternalTransactionRow[]> {
+  const columns = ["a.block_number", "a.transaction_index", "a.index"];
+  const keyset = keysetCondition(
+    columns,
+    [cursor.block_number, cursor.transaction_index, cursor.index],
+    "desc",
+    3,
+  );
+  const direction = filter ? `AND a.direction & ${directionBits[filter]} <> 0` : "";
+  return db.query<InternalTransactionRow>(
+    `SELECT i.block_number, i.transaction_index, i.index, i.block_index,
+       ${hexColumn("i.transaction_hash", "transaction_hash")}, i.type, ${hexColumn("i.from_address", "from_address")},
+       ${hexColumn("i.to_address", "to_address")}, ${hexColumn("i.created_contract", "created_contract")},
+       i.value, i.gas, i.error, b.timestamp
+     FROM address_internal_transactions a
+     JOIN internal_transactions i
+       ON i.block_number = a.block_number AND i.transaction_index = a.transaction_index AND i.index = a.index
+     JOIN blocks b ON b.number = a.block_number
+     WHERE a.address = $1 AND ${keyset.sql} ${direction}
+     ORDER BY ${columns.map((column) => `${column} DESC`).join(", ")}
+     LIMIT $2`,
+    [byteaParam(address), limit, ...keyset.params],
+  );
+}

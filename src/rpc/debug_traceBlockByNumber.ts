@@ -1,0 +1,37 @@
+import type { Hex } from "viem";
+import type { RpcClient } from "./client.ts";
+import { toHexQuantity } from "./types.ts";
+
+/** A call frame of geth's `callTracer`. */
+export type CallFrame = {
+  type: string;
+  from: Hex;
+  to?: Hex;
+  value?: Hex;
+  gas?: Hex;
+  gasUsed?: Hex;
+  input?: Hex;
+  output?: Hex;
+  error?: string;
+  revertReason?: string;
+  calls?: CallFrame[];
+};
+
+/** One transaction's trace; older geth versions omit `txHash`. */
+export type CallTracerResult = { txHash?: Hex; result: CallFrame };
+
+export type DebugTraceBlockByNumberParameters = { blocks: bigint[] };
+export type DebugTraceBlockByNumberReturnType = CallTracerResult[][];
+
+/** Traces every transaction of each block with geth's `callTracer`, batched. */
+export async function debug_traceBlockByNumber(
+  client: RpcClient,
+  { blocks }: DebugTraceBlockByNumberParameters,
+): Promise<DebugTraceBlockByNumberReturnType> {
+  return client.batch<CallTracerResult[]>(
+    blocks.map((block) => ({
+      method: "debug_traceBlockByNumber",
+      params: [toHexQuantity(block), { tracer: "callTracer" }],
+    })),
+  );
+}

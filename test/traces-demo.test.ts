@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Tracer } from "../src/indexer/choose-tracer.ts";
+import { createIndexer } from "../src/indexer/create-indexer.ts";
+import { createLogger } from "../src/logger.ts";
+import { createRpcClient } from "../src/rpc/client.ts";
+import { createTestDatabase, databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+
+describe.each(databaseKinds)("internal transactions of the demo chain on %s", (kind) => {
+  const client = createRpcClient({ url: inject("demoRpcUrl") });
+  const databases = new Map<Tracer, TestDatabase>();
+
+  beforeAll(async () => {
+    const head = BigInt(await client.request<string>("eth_blockNumber"));
+    for (const tracer of ["parity", "callTracer", "none"] as const) {
+      const test = await createTestDatabase(kind);
+      const indexer = createIndexer({
+        client,
+        db: test.db,
+        logger: createLogger("silent"),
+        tracer,
+        rangeSize: 25,
+      });
+      await indexer.prepare();
+      await indexer.catchUp(head);
+      databases.set(tracer, test);
+    }
+  });
+  afterAll(async () => {
+    for (const test of databases.values()) await test.drop();
+  });
+
+  it("are the same rows from trace_block and from debug_traceBlockByNumber", async () => {
+    const parity = databases.get("parity") as TestDatabase;
+    const callTracer = databases.get("callTracer") as TestDatabase;
+    const [frames] = await parity.db.query<{ count: number }>(
+      "SELECT count(*)::int AS count FROM internal_transactions",
+    );
+    expect(frames.count).toBeGreaterThan(1000);
+    expect(await fingerprint(callTracer.db)).toEqual(await fingerprint(parity.db));
+  });
+
+  it("cover every kind of frame the scenario makes, with errors where frames failed", async () => {
+    const { db } = databases.get("parity") as TestDatabase;
+    const types = await db.query<{ type: string }>(
+      "SELECT DISTINCT type FROM internal_transactions ORDER BY type",
+    );
+    expect(types.map((row) => row.type)).toEqual(
+      expect.arrayContaining(["call", "create", "create2", "selfdestruct"]),
+    );
+    const [failed] = await db.query<{ unexplained: number; total: number }>(
+      "SELECT count(*) FILTER (WHERE error IS NULL)::int AS unexplained, count(*)::int AS total FROM transactions WHERE status = 0",
+    );
+    expect(failed.total).toBeGreaterThan(10);
+    expect(failed.unexplained).toBe(0);
+    const [inner] = await db.query<{ count: number }>(
+      "SELECT count(*)::int AS count FROM transactions WHERE status = 1 AND has_error_in_internal_transactions",
+    );
+    expect(inner.count).toBeGreaterThan(0);
+    const [creations] = await db.query<{ missing: number }>(
+      `SELECT count(*)::int AS missing FROM internal_transactions i
+       LEFT JOIN addresses a ON a.hash = i.created_contract
+       WHERE i.created_contract IS NOT NULL AND i.error IS NULL AND NOT coalesce(a.is_contract, false)`,
+    );
+    expect(creations.missing).toBe(0);
+  });
+
+  it("are recorded as missing, not absent, when the node offers no tracer", async () => {
+    const { db } = databases.get("none") as TestDatabase;
+    const [row] = await db.query<{ frames: number; traced: number; known: number }>(
+      `SELECT (SELECT count(*)::int FROM internal_transactions) AS frames,
+              (SELECT count(*)::int FROM blocks WHERE traced) AS traced,
+              (SELECT count(*)::int FROM transactions WHERE has_error_in_internal_transactions IS NOT NULL) AS known`,
+    );
+    expect(row).toEqual({ frames: 0, traced: 0, known: 0 });
+  });
+});
