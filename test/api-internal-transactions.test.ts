@@ -30,6 +30,7 @@ describe.each(databaseKinds)("/addresses/{hash}/internal-transactions on %s", (k
   let reverter: Hex;
   let relayCreation: Hex;
   let failingCall: Hex;
+  let directRevert: Hex;
   const get = async (url: string) => {
     const response = await app.inject(url);
     return { status: response.statusCode, body: response.json() };
@@ -52,6 +53,7 @@ describe.each(databaseKinds)("/addresses/{hash}/internal-transactions on %s", (k
         gas: "0x20000",
       });
     }
+    directRevert = (await sendAndWait(client, { from: sender, to: reverter, gas: "0x10000" })).hash;
     failingCall = (
       await sendAndWait(client, {
         from: sender,
@@ -159,6 +161,11 @@ describe.each(databaseKinds)("/addresses/{hash}/internal-transactions on %s", (k
       transactions.find((item: { hash: string }) => item.hash !== failingCall)
         .has_error_in_internal_transactions,
     ).toBe(false);
+    const reverted = (await get(`/api/v2/addresses/${reverter}/transactions`)).body.items;
+    expect(reverted.find((item: { hash: string }) => item.hash === directRevert)).toMatchObject({
+      status: "error",
+      result: "Reverted",
+    });
   });
 
   it("resumes from a partial cursor without repeating, and rejects bad input", async () => {

@@ -65,7 +65,7 @@ export type TransactionContext = {
 
 /**
  * One transaction of `debug_traceBlockByNumber(n, { tracer: "callTracer" })`, in block order: its call
- * tree, or why the node could not trace it. geth before 1.11 sends `result` without `txHash`.
+ * tree, or why the node could not trace it. Older geth versions send `result` without `txHash`.
  */
 export type CallTracerEntry =
   | { txHash?: Hex; result: CallFrame; error?: undefined }
@@ -91,7 +91,8 @@ export const parentRevertedError = "parent reverted";
  *   match `transactions`: refetch.
  *
  * @example
- * const frames = mapCallTracerBlock(await client.request("debug_traceBlockByNumber", [n, { tracer: "callTracer" }]), contexts);
+ * const results = await client.request("debug_traceBlockByNumber", [n, { tracer: "callTracer" }]);
+ * const frames = mapCallTracerBlock(results, contexts);
  * frames[0][0].type; // "call"
  */
 export function mapCallTracerBlock(

@@ -39,7 +39,7 @@ export function renderTransaction(row: TransactionRow, addresses: FindAddressesR
     status: row.status === null ? null : row.status === 1 ? "ok" : "error",
     // Why a transaction failed (reverted, out of gas, ...) is known from its trace; without one, Blockscout's
     // word for "not known yet".
-    result: row.status === 0 ? (row.error ?? "awaiting_internal_transactions") : "success",
+    result: row.status === 0 ? transactionResult(row.error) : "success",
     revert_reason: null,
     from: renderAddress(row.from_address, addresses),
     to: renderAddress(row.to_address, addresses),
@@ -70,6 +70,12 @@ export function renderTransaction(row: TransactionRow, addresses: FindAddressesR
     transaction_tag: null,
     is_pending_update: false,
   };
+}
+
+/** Blockscout words a reverted transaction `Reverted`, other failures as the trace says (`out of gas`, ...). */
+function transactionResult(error: string | null): string {
+  if (error === null) return "awaiting_internal_transactions";
+  return error === "reverted" ? "Reverted" : error;
 }
 
 function min(a: bigint, b: bigint): bigint {
