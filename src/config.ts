@@ -95,7 +95,8 @@ const fields: Record<keyof Config, Field> = {
     env: "SEXTANT_TRACER",
     flag: "tracer",
     parse: (raw, name) => {
-      if (!tracers.includes(raw)) throw new ConfigError(`${name} must be one of ${tracers.join(", ")}, got "${raw}"`);
+      if (!tracers.includes(raw))
+        throw new ConfigError(`${name} must be one of ${tracers.join(", ")}, got "${raw}"`);
       return raw;
     },
   },
