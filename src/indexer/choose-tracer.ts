@@ -24,7 +24,11 @@ export async function chooseTracer(
   { configured, probeBlock }: ChooseTracerParameters,
 ): Promise<Tracer> {
   if (configured !== "auto") return configured;
-  const version = await web3_clientVersion(client).catch(() => "");
+  // A node without web3_clientVersion is simply not anvil; a passing fault is the caller's to retry.
+  const version = await web3_clientVersion(client).catch((error) => {
+    if (error instanceof RpcError && !error.retryable) return "";
+    throw error;
+  });
   const candidates: Tracer[] = /anvil/i.test(version) ? ["parity", "callTracer"] : ["callTracer", "parity"];
   for (const tracer of candidates) {
     try {

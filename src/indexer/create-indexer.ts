@@ -15,6 +15,7 @@ import { RpcInvalidAnswerError } from "../rpc/errors.ts";
 import { eth_blockNumber } from "../rpc/eth_blockNumber.ts";
 import { eth_chainId } from "../rpc/eth_chainId.ts";
 import { eth_getBlockByNumber } from "../rpc/eth_getBlockByNumber.ts";
+import type { RpcFullBlock } from "../rpc/types.ts";
 import { chooseTracer, type Tracer } from "./choose-tracer.ts";
 import { type FetchedRange, fetchRange } from "./fetch-range.ts";
 import { retryForever, sleep } from "./retry.ts";
@@ -85,10 +86,9 @@ export function createIndexer({
   async function prepare() {
     const [chainId, [genesis]] = await Promise.all([
       retryForever(() => eth_chainId(client), { what: "eth_chainId", logger }),
-      retryForever(() => eth_getBlockByNumber(client, { blocks: [0n] }), { what: "genesis block", logger }),
+      retryForever(() => nodeBlocks([0n], 0n), { what: "genesis block", logger }),
     ]);
-    if (!genesis?.hash) throw new RpcInvalidAnswerError("the node has no genesis block");
-    await ensureChainIdentity(db, { chainId, genesisHash: genesis.hash });
+    await ensureChainIdentity(db, { chainId, genesisHash: (genesis as RpcFullBlock).hash as string });
     state.indexedBlock = await readCheckpoint(db);
     const probeBlock = await retryForever(() => eth_blockNumber(client), { what: "eth_blockNumber", logger });
     state.tracer = await retryForever(
@@ -176,21 +176,18 @@ export function createIndexer({
   }
 
   /** Finds the highest stored block the node still has, searching at most `maxReorgDepth` below `tip`. */
-  async function findCommonAncestor(tip: bigint, signal?: AbortSignal): Promise<bigint> {
+  async function findCommonAncestor(tip: bigint, head: bigint, signal?: AbortSignal): Promise<bigint> {
     const floor = tip - BigInt(maxReorgDepth);
     const stored = await readBlockHashes(db, floor > 0n ? floor : 0n, tip);
     const step = 16n;
     for (let top = tip; top >= 0n && top >= floor; top -= step) {
       const numbers: bigint[] = [];
       for (let n = top; n > top - step && n >= 0n && n >= floor; n--) numbers.push(n);
-      const blocks = await retryForever(
-        () => eth_getBlockByNumber(client, { blocks: numbers, includeTransactions: false }),
-        {
-          what: `blocks ${numbers.at(-1)}-${top} for a reorganization`,
-          logger,
-          signal,
-        },
-      );
+      const blocks = await retryForever(() => nodeBlocks(numbers, head), {
+        what: `blocks ${numbers.at(-1)}-${top} for a reorganization`,
+        logger,
+        signal,
+      });
       for (const [i, n] of numbers.entries()) {
         const hash = stored.get(n);
         // Below the first indexed block there is nothing to compare: re-index from there.
@@ -210,12 +207,12 @@ export function createIndexer({
    * when the node's chain is now shorter), in one transaction.
    */
   async function reorganize(tip: bigint, signal?: AbortSignal) {
-    const ancestor = await findCommonAncestor(tip, signal);
     const head = await retryForever(() => eth_blockNumber(client), {
       what: "eth_blockNumber",
       logger,
       signal,
     });
+    const ancestor = await findCommonAncestor(tip, head, signal);
     const wanted = tip > ancestor + BigInt(rangeSize) ? tip : ancestor + BigInt(rangeSize);
     const end = head < wanted ? head : wanted;
     if (end <= ancestor) {
@@ -245,16 +242,31 @@ export function createIndexer({
   async function reconcileTip(signal: AbortSignal) {
     const tip = state.indexedBlock;
     if (tip === null) return;
-    const [block] = await retryForever(
-      () => eth_getBlockByNumber(client, { blocks: [tip], includeTransactions: false }),
-      {
-        what: `block ${tip}`,
-        logger,
-        signal,
-      },
-    );
+    const head = await retryForever(() => eth_blockNumber(client), {
+      what: "eth_blockNumber",
+      logger,
+      signal,
+    });
+    const [block] = await retryForever(() => nodeBlocks([tip], head), {
+      what: `block ${tip}`,
+      logger,
+      signal,
+    });
     const stored = await readBlockHashes(db, tip, tip);
     if (block?.hash !== stored.get(tip)) await reorganize(tip, signal);
+  }
+
+  /**
+   * Block headers (no transactions) for `numbers`. A block at or below the node's `head` must exist, so
+   * a null there is a passing fault and is retried; above the head it is simply gone.
+   */
+  async function nodeBlocks(numbers: bigint[], head: bigint) {
+    const blocks = await eth_getBlockByNumber(client, { blocks: numbers, includeTransactions: false });
+    numbers.forEach((n, i) => {
+      if (n <= head && !blocks[i]?.hash)
+        throw new RpcInvalidAnswerError(`node has no block ${n} below its head ${head}`);
+    });
+    return blocks;
   }
 
   async function run(signal: AbortSignal) {

@@ -2,7 +2,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRpcClient } from "./client.ts";
-import { RpcHttpError, RpcResponseError, RpcTimeoutError, RpcTransportError } from "./errors.ts";
+import {
+  isMethodNotSupported,
+  RpcHttpError,
+  RpcResponseError,
+  RpcTimeoutError,
+  RpcTransportError,
+} from "./errors.ts";
 
 type Handler = (
   body: { id: number; method: string }[] | { id: number; method: string },
@@ -42,7 +48,10 @@ async function failure<T>(promise: Promise<unknown>): Promise<T> {
 }
 
 afterEach(async () => {
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  const closed = new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  // Held requests and the spare connection fetch opens would otherwise keep close() waiting for seconds.
+  server?.closeAllConnections();
+  await closed;
   server = undefined;
 });
 
@@ -90,6 +99,72 @@ describe("createRpcClient", () => {
     expect(rpc).toBeInstanceOf(RpcResponseError);
     expect(rpc.shortMessage).toBe("eth_getCode failed: invalid argument (code -32602)");
     expect(calls).toBe(2);
+  });
+
+  it("retries a batch when a node fails one entry with an error asking again can fix", async () => {
+    let requests = 0;
+    const url = await node((body, response) => {
+      requests++;
+      const calls = body as { id: number; method: string }[];
+      const failed = (id: number, code: number, message: string) => ({
+        jsonrpc: "2.0",
+        id,
+        error: { code, message },
+      });
+      const entries: unknown[] = calls.map(echo);
+      if (requests === 1) entries[1] = failed(calls[1].id, -32000, "header not found");
+      if (requests === 2) entries[0] = failed(calls[0].id, -32603, "internal error");
+      ok(response, entries);
+    });
+    const retries: string[] = [];
+    const client = createRpcClient({
+      url,
+      retryDelayMs: 1,
+      onRetry: (error) => retries.push(error.shortMessage),
+    });
+    const batch = [
+      { method: "eth_getBlockByNumber", params: [] },
+      { method: "eth_getBlockReceipts", params: [] },
+    ];
+    expect(await client.batch(batch)).toEqual(["eth_getBlockByNumber", "eth_getBlockReceipts"]);
+    expect(retries).toEqual([
+      "eth_getBlockReceipts failed: header not found (code -32000)",
+      "eth_getBlockByNumber failed: internal error (code -32603)",
+    ]);
+  });
+
+  it("tells a missing method from a call the node cannot serve yet", () => {
+    const error = (code: number, message: string) => new RpcResponseError({ method: "m", code, message });
+    const missing = [
+      error(-32601, "the method eth_getBlockReceipts does not exist/is not available"),
+      error(-32004, "Method not supported"),
+      error(-32000, "Method not found"),
+      error(-32600, "Unsupported method: trace_block on ETH_MAINNET"),
+      error(-32000, "the method eth_getBlockReceipts does not exist/is not available"),
+    ];
+    for (const refusal of missing) {
+      expect(isMethodNotSupported(refusal), refusal.shortMessage).toBe(true);
+      expect(refusal.retryable, refusal.shortMessage).toBe(false);
+    }
+    const transient = [
+      error(-32000, "header not found"),
+      error(-32000, "missing trie node 5b9f7f1c0b1e4d6a (path )"),
+      error(-32603, "internal error"),
+      error(-32005, "limit exceeded"),
+      error(429, "Too Many Requests"),
+    ];
+    for (const fault of transient) {
+      expect(isMethodNotSupported(fault), fault.shortMessage).toBe(false);
+      expect(fault.retryable, fault.shortMessage).toBe(true);
+    }
+    for (const wrong of [
+      error(-32602, "invalid argument 0"),
+      error(-32700, "parse error"),
+      error(3, "execution reverted"),
+    ]) {
+      expect(isMethodNotSupported(wrong), wrong.shortMessage).toBe(false);
+      expect(wrong.retryable, wrong.shortMessage).toBe(false);
+    }
   });
 
   it("gives up after the configured retries with a typed error", async () => {

@@ -9,7 +9,10 @@ export type RpcClientParameters = {
   /** HTTP requests in flight at once. */
   concurrency?: number;
   timeoutMs?: number;
-  /** Attempts after the first for retryable failures (transport, timeout, 429, 5xx). */
+  /**
+   * Attempts after the first for retryable failures: transport, timeout, 429, 5xx, and JSON-RPC errors
+   * other than a wrong request or a missing method (see RpcResponseError).
+   */
   retries?: number;
   /** Delay before the first retry; doubles each time, with jitter. */
   retryDelayMs?: number;
@@ -23,7 +26,8 @@ export type RpcClient = {
   request<T = unknown>(method: string, params?: unknown[]): Promise<T>;
   /**
    * Sends calls in batches of at most `batchSize` and returns the results in order.
-   * A JSON-RPC error in any entry rejects the whole batch with that entry's RpcResponseError.
+   * A JSON-RPC error in any entry rejects the whole batch with that entry's RpcResponseError, once
+   * retrying the batch no longer helps.
    */
   batch<T = unknown>(calls: RpcCall[]): Promise<T[]>;
 };

@@ -33,14 +33,36 @@ export class RpcHttpError extends RpcError {
   }
 }
 
+/**
+ * JSON-RPC codes that say the request itself is wrong, so asking again gets the same answer: parse
+ * error, invalid request, invalid params, EIP-1474's "transaction rejected", and "execution reverted".
+ */
+const requestErrorCodes = new Set([-32700, -32600, -32602, -32003, 3]);
+
+/**
+ * How nodes and providers say they do not offer a method or feature. A bare "not found" is not one of
+ * them: geth's "header not found" means the block is not there yet.
+ */
+const refusalWording =
+  /does not exist|not (supported|enabled|whitelisted|allowed)|unsupported|method\b[^.]*\bnot (found|available)/i;
+
+function refusesMethod({ code, message }: { code: number; message: string }): boolean {
+  return code === -32601 || code === -32004 || refusalWording.test(message);
+}
+
 export type RpcResponseErrorParameters = { method: string; code: number; message: string; data?: unknown };
 
-/** The node answered the call with a JSON-RPC error object. */
+/**
+ * The node answered the call with a JSON-RPC error object. It is retryable unless the request is wrong
+ * (invalid params, reverted) or the node does not offer the method (see isMethodNotSupported).
+ */
 export class RpcResponseError extends RpcError {
   override name = "RpcResponseError";
   override readonly retryable: boolean;
   readonly code: number;
   readonly method: string;
+  /** The node's own words, without the method and code. */
+  readonly nodeMessage: string;
 
   constructor({ method, code, message, data }: RpcResponseErrorParameters) {
     super(`${method} failed: ${message} (code ${code})`, {
@@ -48,8 +70,11 @@ export class RpcResponseError extends RpcError {
     });
     this.code = code;
     this.method = method;
-    // -32005 is the common "limit exceeded" code; -32603 is an internal error, often a node under load.
-    this.retryable = code === -32005 || code === -32603 || code === 429;
+    this.nodeMessage = message;
+    // Nodes answer a call they could serve a moment later with an error object: "header not found" from a
+    // backend behind the announced head, -32603 under load, -32005 "limit exceeded". Only a wrong request
+    // or a method the node lacks gets the same answer every time.
+    this.retryable = !requestErrorCodes.has(code) && !refusesMethod({ code, message });
   }
 }
 
@@ -59,10 +84,10 @@ export class RpcInvalidAnswerError extends RpcError {
   override readonly retryable = true;
 }
 
-/** JSON-RPC's "method not found" family: the node does not offer this method at all. */
+/**
+ * JSON-RPC's "method not found" family: the node does not offer this method at all, so the caller falls
+ * back to another. Such errors are never retryable.
+ */
 export function isMethodNotSupported(error: unknown): boolean {
-  return (
-    error instanceof RpcResponseError &&
-    (error.code === -32601 || error.code === -32004 || /not (found|supported|available)/i.test(error.message))
-  );
+  return error instanceof RpcResponseError && refusesMethod({ code: error.code, message: error.nodeMessage });
 }
