@@ -1,6 +1,6 @@
 /**
  * `npm run bench:index`: indexes a demo chain and prints, from one run, the raw fetch rate of the same
- * blocks (fetched and JSON-parsed, nothing validated or stored) beside Sextant's full indexing rate
+ * data (blocks, receipts and traces, fetched and JSON-parsed, nothing validated or stored) beside Sextant's full indexing rate
  * (fetch, validate, transform, write) on PGlite and, when DATABASE_URL is set, PostgreSQL.
  *
  * Options (environment): BENCH_ROUNDS (scenario rounds, default 120), BENCH_REPEAT (default 3; the best
@@ -39,13 +39,13 @@ async function rawFetch(url: string, head: number): Promise<number> {
     while (next < ranges.length) {
       const [from, to] = ranges[next++];
       const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-      const blocks = await post(
-        numbers.map((n) => ({ method: "eth_getBlockByNumber", params: [`0x${n.toString(16)}`, true] })),
-      );
-      const withTransactions = blocks.filter((block) => block.result.transactions.length > 0);
-      await post(
-        withTransactions.map((block) => ({ method: "eth_getBlockReceipts", params: [block.result.hash] })),
-      );
+      const hex = numbers.map((n) => `0x${n.toString(16)}`);
+      // The same calls Sextant makes: blocks, receipts and traces of the range, at once.
+      const [blocks] = await Promise.all([
+        post(hex.map((n) => ({ method: "eth_getBlockByNumber", params: [n, true] }))),
+        post(hex.map((n) => ({ method: "eth_getBlockReceipts", params: [n] }))),
+        post(hex.map((n) => ({ method: "trace_block", params: [n] }))),
+      ]);
       transactions += blocks.reduce((sum, block) => sum + block.result.transactions.length, 0);
     }
   };
