@@ -1,3 +1,4 @@
+import { decodeEventLog, type Hex, parseAbi, toEventSelector } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createIndexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
@@ -53,6 +54,79 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
   it("stores every log as the node answers it", async () => {
     const rows = await expectLogsMatch(test.db, receipts);
     expect(rows.length).toBeGreaterThan(100);
+  });
+
+  it("decodes every token transfer log as viem decodes it, a batch staying one row", async () => {
+    const events = parseAbi([
+      "event Transfer(address indexed from, address indexed to, uint256 value)",
+      "event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value)",
+      "event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values)",
+    ]);
+    const expected: string[] = [];
+    for (const log of receipts.flat().flatMap((receipt) => receipt.logs)) {
+      let decoded: ReturnType<typeof decodeEventLog<typeof events>>;
+      try {
+        decoded = decodeEventLog({
+          abi: events,
+          topics: log.topics as [Hex, ...Hex[]],
+          data: log.data,
+          strict: true,
+        });
+      } catch {
+        // ERC-721's Transfer has the id indexed: the three-topic ABI above does not fit it.
+        if (log.topics.length !== 4 || log.topics[0] !== toEventSelector("Transfer(address,address,uint256)"))
+          continue;
+        expected.push(
+          [
+            log.blockNumber,
+            log.logIndex,
+            "ERC-721",
+            `0x${log.topics[1]?.slice(26)}`,
+            `0x${log.topics[2]?.slice(26)}`,
+            BigInt(log.topics[3] as Hex),
+            "",
+          ].join("/"),
+        );
+        continue;
+      }
+      const { args, eventName } = decoded as { eventName: string; args: Record<string, unknown> };
+      const ids =
+        eventName === "TransferSingle"
+          ? [args.id]
+          : eventName === "TransferBatch"
+            ? (args.ids as bigint[])
+            : [];
+      const amounts =
+        eventName === "Transfer"
+          ? [args.value]
+          : eventName === "TransferSingle"
+            ? [args.value]
+            : (args.values as bigint[]);
+      const type = eventName === "Transfer" ? "ERC-20" : "ERC-1155";
+      expected.push(
+        [
+          log.blockNumber,
+          log.logIndex,
+          type,
+          String(args.from).toLowerCase(),
+          String(args.to).toLowerCase(),
+          ids.join(","),
+          amounts.join(","),
+        ].join("/"),
+      );
+    }
+    const rows = await test.db.query<{ key: string }>(
+      `SELECT concat_ws('/', '0x' || to_hex(block_number), '0x' || to_hex(log_index), token_type, '0x' || encode(from_address, 'hex'),
+         '0x' || encode(to_address, 'hex'), array_to_string(token_ids, ','), array_to_string(amounts, ',')) AS key
+       FROM token_transfers ORDER BY block_number, log_index`,
+    );
+    expect(rows.map((row) => row.key)).toEqual(expected);
+    expect(
+      expected.some((key) => key.includes("/ERC-1155/") && key.split("/")[5].split(",").length > 1),
+    ).toBe(true);
+    expect(new Set(expected.map((key) => key.split("/")[2]))).toEqual(
+      new Set(["ERC-20", "ERC-721", "ERC-1155"]),
+    );
   });
 
   it("links each transaction to its sender, recipient and created contract", async () => {

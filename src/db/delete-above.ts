@@ -16,7 +16,9 @@ export async function deleteAbove(tx: Queryable, blockNumber: bigint): Promise<v
        UNION SELECT miner FROM blocks WHERE number > $1
        UNION SELECT address FROM withdrawals WHERE block_number > $1
        UNION SELECT to_address FROM internal_transactions WHERE block_number > $1
-       UNION SELECT created_contract FROM internal_transactions WHERE block_number > $1)`,
+       UNION SELECT created_contract FROM internal_transactions WHERE block_number > $1
+       UNION SELECT from_address FROM token_transfers WHERE block_number > $1
+       UNION SELECT to_address FROM token_transfers WHERE block_number > $1)`,
     above,
   );
   await tx.query(
@@ -31,7 +33,14 @@ export async function deleteAbove(tx: Queryable, blockNumber: bigint): Promise<v
        AND a.block_number = i.block_number AND a.transaction_index = i.transaction_index AND a.index = i.index`,
     above,
   );
+  await tx.query(
+    `DELETE FROM address_token_transfers a USING token_transfers t
+     WHERE t.block_number > $1 AND a.address IN (t.from_address, t.to_address)
+       AND a.block_number = t.block_number AND a.log_index = t.log_index`,
+    above,
+  );
   for (const [table, column] of [
+    ["token_transfers", "block_number"],
     ["internal_transactions", "block_number"],
     ["logs", "block_number"],
     ["withdrawals", "block_number"],

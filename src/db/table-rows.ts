@@ -1,7 +1,16 @@
 import type { Queryable } from "./client.ts";
 
 /** SQL type of a column. Every value travels as text and the database casts it, so both drivers agree. */
-export type ColumnType = "bytea" | "numeric" | "int8" | "int4" | "int2" | "bool" | "text" | "int4[]";
+export type ColumnType =
+  | "bytea"
+  | "numeric"
+  | "int8"
+  | "int4"
+  | "int2"
+  | "bool"
+  | "text"
+  | "int4[]"
+  | "numeric[]";
 
 export type TableRows<Columns extends string> = {
   table: string;

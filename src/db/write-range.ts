@@ -64,6 +64,8 @@ export async function writeRange(
     await insertRows(tx, rows.internalTransactions);
     await insertRows(tx, rows.addressInternalTransactions);
     await insertRows(tx, rows.withdrawals);
+    await insertRows(tx, rows.tokenTransfers);
+    await insertRows(tx, rows.addressTokenTransfers);
     await insertRows(tx, rows.addresses, {
       onConflict: `ON CONFLICT (hash) DO UPDATE SET
         is_contract = addresses.is_contract OR excluded.is_contract,

@@ -107,6 +107,18 @@ export function createIndexer({
     }
   }
 
+  /** The range's rows; token-transfer-shaped logs that fit no layout are skipped and reported. */
+  function rowsOf(range: FetchedRange) {
+    const rows = transformRange(range);
+    if (rows.malformedTokenTransfers > 0) {
+      logger.warn(
+        { from: Number(range.from), to: Number(range.to), skipped: rows.malformedTokenTransfers },
+        "skipped malformed token transfer logs",
+      );
+    }
+    return rows;
+  }
+
   function fetchWithRetry(from: bigint, to: bigint, signal?: AbortSignal): Promise<FetchedRange> {
     return retryForever(
       () => fetchRange(client, { from, to, knownContracts, tracer: state.tracer ?? "none" }),
@@ -155,7 +167,7 @@ export function createIndexer({
           from: range.from,
           to: range.to,
           parentHash: range.blocks[0].parentHash as Hash,
-          rows: transformRange(range),
+          rows: rowsOf(range),
         });
       } catch (error) {
         if (!(error instanceof ChainDivergedError) || state.indexedBlock === null) throw error;
@@ -223,7 +235,7 @@ export function createIndexer({
         from: range.from,
         to: range.to,
         parentHash: range.blocks[0].parentHash as Hash,
-        rows: transformRange(range),
+        rows: rowsOf(range),
         replaceAbove: ancestor,
       });
     }

@@ -1,5 +1,6 @@
 import type { Address } from "viem";
 import { byteaText, createTableRows } from "../db/table-rows.ts";
+import { decodeTokenTransfer } from "../decode/token-transfer.ts";
 import type { FetchedRange } from "./fetch-range.ts";
 
 export type RangeRows = ReturnType<typeof transformRange>;
@@ -119,6 +120,25 @@ export function transformRange({ blocks, receipts, internalTransactions, contrac
     index: "int4",
     direction: "int2",
   });
+  const tokenTransferRows = createTableRows("token_transfers", {
+    block_number: "int8",
+    log_index: "int4",
+    transaction_hash: "bytea",
+    transaction_index: "int4",
+    token_address: "bytea",
+    from_address: "bytea",
+    to_address: "bytea",
+    token_type: "text",
+    token_ids: "numeric[]",
+    amounts: "numeric[]",
+  });
+  const addressTokenTransferRows = createTableRows("address_token_transfers", {
+    address: "bytea",
+    block_number: "int8",
+    log_index: "int4",
+    direction: "int2",
+  });
+  let malformedTokenTransfers = 0;
   const withdrawalRows = createTableRows("withdrawals", {
     index: "int8",
     block_number: "int8",
@@ -308,6 +328,37 @@ export function transformRange({ blocks, receipts, internalTransactions, contrac
           data: byteaText(log.data),
         });
         see(log.address, number);
+        const transfer = decodeTokenTransfer({ address: log.address, topics, data: log.data });
+        if (transfer === "malformed") malformedTokenTransfers++;
+        if (transfer === null || transfer === "malformed") continue;
+        tokenTransferRows.push({
+          block_number: number,
+          log_index: Number(log.logIndex),
+          transaction_hash: byteaText(transaction.hash),
+          transaction_index: t,
+          token_address: byteaText(transfer.token),
+          from_address: byteaText(transfer.from),
+          to_address: byteaText(transfer.to),
+          token_type: transfer.type,
+          token_ids: `{${transfer.tokenIds.join(",")}}`,
+          amounts: `{${transfer.amounts.join(",")}}`,
+        });
+        see(transfer.from, number);
+        see(transfer.to, number);
+        const direction = transfer.from === transfer.to ? Direction.from | Direction.to : null;
+        for (const [address, bit] of direction
+          ? [[transfer.from, direction] as const]
+          : ([
+              [transfer.from, Direction.from],
+              [transfer.to, Direction.to],
+            ] as const)) {
+          addressTokenTransferRows.push({
+            address: byteaText(address),
+            block_number: number,
+            log_index: Number(log.logIndex),
+            direction: bit,
+          });
+        }
       }
     });
   });
@@ -320,7 +371,11 @@ export function transformRange({ blocks, receipts, internalTransactions, contrac
     internalTransactions: internalRows,
     addressInternalTransactions: addressInternalRows,
     withdrawals: withdrawalRows,
+    tokenTransfers: tokenTransferRows,
+    addressTokenTransfers: addressTokenTransferRows,
     addresses: addressRows,
+    /** Logs that looked like token transfers but did not fit any transfer layout; skipped. */
+    malformedTokenTransfers,
   };
 }
 

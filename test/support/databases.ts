@@ -68,6 +68,8 @@ export async function fingerprint(db: Database): Promise<Record<string, string>>
     address_transactions: "address, block_number, transaction_index",
     logs: "block_number, log_index",
     withdrawals: "index",
+    token_transfers: "block_number, log_index",
+    address_token_transfers: "address, block_number, log_index",
     internal_transactions: "block_number, transaction_index, index",
     address_internal_transactions: "address, block_number, transaction_index, index",
     addresses: "hash",

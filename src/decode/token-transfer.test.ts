@@ -1,0 +1,96 @@
+import { encodeAbiParameters, pad, toHex } from "viem";
+import { describe, expect, it } from "vitest";
+import {
+  decodeTokenTransfer,
+  transferBatchTopic,
+  transferSingleTopic,
+  transferTopic,
+} from "./token-transfer.ts";
+
+const token = "0x00000000000000000000000000000000000000AA";
+const alice = "0x1111111111111111111111111111111111111111";
+const bob = "0x2222222222222222222222222222222222222222";
+const operator = "0x3333333333333333333333333333333333333333";
+const topic = (address: string) => pad(address as `0x${string}`, { size: 32 }).toLowerCase();
+const word = (value: bigint) => pad(toHex(value), { size: 32 });
+
+describe("decodeTokenTransfer", () => {
+  it("reads an ERC-20 Transfer (3 topics, amount in data)", () => {
+    expect(
+      decodeTokenTransfer({
+        address: token,
+        topics: [transferTopic, topic(alice), topic(bob)],
+        data: word(10n ** 30n),
+      }),
+    ).toEqual({
+      type: "ERC-20",
+      token: token.toLowerCase(),
+      from: alice,
+      to: bob,
+      tokenIds: [],
+      amounts: [10n ** 30n],
+    });
+  });
+
+  it("reads an ERC-721 Transfer (4 topics, id indexed), including a mint from the zero address", () => {
+    const zero = "0x0000000000000000000000000000000000000000";
+    expect(
+      decodeTokenTransfer({
+        address: token,
+        topics: [transferTopic, topic(zero), topic(bob), word(7n)],
+        data: "0x",
+      }),
+    ).toMatchObject({ type: "ERC-721", from: zero, to: bob, tokenIds: [7n], amounts: [] });
+  });
+
+  it("reads ERC-1155 TransferSingle and keeps a TransferBatch as one transfer", () => {
+    const single = encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }], [5n, 3n]);
+    expect(
+      decodeTokenTransfer({
+        address: token,
+        topics: [transferSingleTopic, topic(operator), topic(alice), topic(bob)],
+        data: single,
+      }),
+    ).toMatchObject({ type: "ERC-1155", from: alice, to: bob, tokenIds: [5n], amounts: [3n] });
+    const ids = Array.from({ length: 10 }, (_, i) => BigInt(i + 1));
+    const batch = encodeAbiParameters(
+      [{ type: "uint256[]" }, { type: "uint256[]" }],
+      [ids, ids.map((id) => id * 100n)],
+    );
+    const decoded = decodeTokenTransfer({
+      address: token,
+      topics: [transferBatchTopic, topic(operator), topic(alice), topic(bob)],
+      data: batch,
+    });
+    expect(decoded).toMatchObject({ type: "ERC-1155", tokenIds: ids, amounts: ids.map((id) => id * 100n) });
+  });
+
+  it("ignores logs that are not transfers", () => {
+    expect(decodeTokenTransfer({ address: token, topics: [word(1n), topic(alice)], data: "0x" })).toBeNull();
+    expect(decodeTokenTransfer({ address: token, topics: [], data: "0x" })).toBeNull();
+  });
+
+  it.each([
+    ["a Transfer with one indexed address", [transferTopic, topic(alice)], word(1n)],
+    ["an ERC-20 Transfer with a short amount", [transferTopic, topic(alice), topic(bob)], "0x01"],
+    ["an ERC-721 Transfer with data", [transferTopic, topic(alice), topic(bob), word(1n)], word(1n)],
+    ["a Transfer whose address topic has high bits", [transferTopic, word(2n ** 200n), topic(bob)], word(1n)],
+    [
+      "a TransferSingle with one word of data",
+      [transferSingleTopic, topic(operator), topic(alice), topic(bob)],
+      word(1n),
+    ],
+    [
+      "a TransferBatch with arrays of different lengths",
+      [transferBatchTopic, topic(operator), topic(alice), topic(bob)],
+      encodeAbiParameters([{ type: "uint256[]" }, { type: "uint256[]" }], [[1n, 2n], [1n]]),
+    ],
+    [
+      "a TransferBatch with garbage data",
+      [transferBatchTopic, topic(operator), topic(alice), topic(bob)],
+      "0xdeadbeef",
+    ],
+  ])("counts %s as malformed instead of failing", (_, topics, data) => {
+    expect(decodeTokenTransfer({ address: token, topics: topics as string[], data })).toBe("malformed");
+  });
+});
