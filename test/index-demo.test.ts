@@ -1,8 +1,16 @@
-import { decodeEventLog, type Hex, parseAbi, toEventSelector } from "viem";
+import {
+  decodeEventLog,
+  decodeFunctionResult,
+  encodeFunctionData,
+  type Hex,
+  parseAbi,
+  toEventSelector,
+} from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createIndexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
+import { eth_call } from "../src/rpc/eth_call.ts";
 import { eth_getBlockByNumber } from "../src/rpc/eth_getBlockByNumber.ts";
 import { eth_getBlockReceipts } from "../src/rpc/eth_getBlockReceipts.ts";
 import { eth_getCode } from "../src/rpc/eth_getCode.ts";
@@ -127,6 +135,69 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
     expect(new Set(expected.map((key) => key.split("/")[2]))).toEqual(
       new Set(["ERC-20", "ERC-721", "ERC-1155"]),
     );
+  });
+
+  it("holds every token balance the node's balanceOf and ownerOf answer at the head", async () => {
+    const abi = parseAbi([
+      "function balanceOf(address) view returns (uint256)",
+      "function balanceOf(address, uint256) view returns (uint256)",
+      "function ownerOf(uint256) view returns (address)",
+      "function totalSupply() view returns (uint256)",
+    ]);
+    const balances = await test.db.query<{
+      token: Hex;
+      type: string;
+      id: string;
+      holder: Hex;
+      value: string;
+    }>(
+      `SELECT '0x' || encode(b.token_address, 'hex') AS token, t.type, b.token_id::text AS id,
+         '0x' || encode(b.holder, 'hex') AS holder, b.value::text AS value
+       FROM token_balances b JOIN tokens t ON t.address = b.token_address ORDER BY 1, 3, 4`,
+    );
+    expect(new Set(balances.map((row) => row.type))).toEqual(
+      new Set(["ERC-20", "ERC-721", "ERC-1155", "ERC-404"]),
+    );
+    const call = async (to: Hex, data: Hex) => {
+      const [answer] = await eth_call(client, { calls: [{ to, data }], blockNumber: head });
+      return answer;
+    };
+    for (const row of balances) {
+      // ERC-404: id -1 is the fungible side (balanceOf), other ids are NFTs (ownerOf).
+      if (row.type === "ERC-721" || (row.type === "ERC-404" && row.id !== "-1")) {
+        const owner = await call(
+          row.token,
+          encodeFunctionData({ abi, functionName: "ownerOf", args: [BigInt(row.id)] }),
+        );
+        const owns =
+          typeof owner === "string" &&
+          decodeFunctionResult({ abi, functionName: "ownerOf", data: owner }).toLowerCase() === row.holder;
+        expect(row.value, `${row.token} #${row.id} ${row.holder}`).toBe(owns ? "1" : "0");
+        continue;
+      }
+      const data =
+        row.type === "ERC-1155"
+          ? encodeFunctionData({ abi, functionName: "balanceOf", args: [row.holder, BigInt(row.id)] })
+          : encodeFunctionData({ abi, functionName: "balanceOf", args: [row.holder] });
+      const answer = (await call(row.token, data)) as Hex;
+      expect(BigInt(row.value), `${row.token} ${row.id} ${row.holder}`).toBe(BigInt(answer));
+    }
+    // Every ERC-721 id that exists at the head has exactly one stored holder.
+    const [owners] = await test.db.query<{ unowned: number }>(
+      `SELECT count(*)::int AS unowned FROM token_instances i JOIN tokens t ON t.address = i.token_address
+       WHERE t.type = 'ERC-721' AND (SELECT count(*) FROM token_balances b
+         WHERE b.token_address = i.token_address AND b.token_id = i.token_id AND b.value > 0) > 1`,
+    );
+    expect(owners.unowned).toBe(0);
+    const tokens = await test.db.query<{ address: Hex; total_supply: string | null; type: string }>(
+      "SELECT '0x' || encode(address, 'hex') AS address, total_supply::text, type FROM tokens WHERE type = 'ERC-20'",
+    );
+    for (const token of tokens) {
+      const supply = await call(token.address, encodeFunctionData({ abi, functionName: "totalSupply" }));
+      expect(token.total_supply, token.address).toBe(
+        typeof supply === "string" ? BigInt(supply).toString() : null,
+      );
+    }
   });
 
   it("links each transaction to its sender, recipient and created contract", async () => {

@@ -1,4 +1,5 @@
 import type { Queryable } from "./client.ts";
+import { applyTokenBalanceChanges } from "./token-balances.ts";
 
 /**
  * Deletes every row derived from blocks above `blockNumber` (orphaned by a reorganization), inside the
@@ -33,6 +34,9 @@ export async function deleteAbove(tx: Queryable, blockNumber: bigint): Promise<v
        AND a.block_number = i.block_number AND a.transaction_index = i.transaction_index AND a.index = i.index`,
     above,
   );
+  await applyTokenBalanceChanges(tx, blockNumber + 1n, 9_223_372_036_854_775_807n, -1);
+  await tx.query("DELETE FROM token_instances WHERE first_seen_block > $1", above);
+  await tx.query("DELETE FROM tokens WHERE first_seen_block > $1", above);
   await tx.query(
     `DELETE FROM address_token_transfers a USING token_transfers t
      WHERE t.block_number > $1 AND a.address IN (t.from_address, t.to_address)

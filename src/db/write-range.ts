@@ -1,8 +1,10 @@
 import { BaseError } from "../errors.ts";
+import { tokensOnConflict } from "../indexer/attach-tokens.ts";
 import type { RangeRows } from "../indexer/transform-range.ts";
 import type { Database } from "./client.ts";
 import { deleteAbove } from "./delete-above.ts";
 import { byteaParam, insertRows } from "./table-rows.ts";
+import { applyTokenBalanceChanges } from "./token-balances.ts";
 
 /** The stored chain does not continue into the range: its parent is not the block stored below it. */
 export class ChainDivergedError extends BaseError {
@@ -66,6 +68,11 @@ export async function writeRange(
     await insertRows(tx, rows.withdrawals);
     await insertRows(tx, rows.tokenTransfers);
     await insertRows(tx, rows.addressTokenTransfers);
+    await insertRows(tx, rows.tokens, { onConflict: tokensOnConflict });
+    await insertRows(tx, rows.tokenInstances, {
+      onConflict: "ON CONFLICT (token_address, token_id) DO NOTHING",
+    });
+    await applyTokenBalanceChanges(tx, from, to, 1);
     await insertRows(tx, rows.addresses, {
       onConflict: `ON CONFLICT (hash) DO UPDATE SET
         is_contract = addresses.is_contract OR excluded.is_contract,

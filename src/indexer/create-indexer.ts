@@ -16,6 +16,7 @@ import { eth_blockNumber } from "../rpc/eth_blockNumber.ts";
 import { eth_chainId } from "../rpc/eth_chainId.ts";
 import { eth_getBlockByNumber } from "../rpc/eth_getBlockByNumber.ts";
 import type { RpcFullBlock } from "../rpc/types.ts";
+import { attachTokens } from "./attach-tokens.ts";
 import { chooseTracer, type Tracer } from "./choose-tracer.ts";
 import { type FetchedRange, fetchRange } from "./fetch-range.ts";
 import { retryForever, sleep } from "./retry.ts";
@@ -108,8 +109,13 @@ export function createIndexer({
   }
 
   /** The range's rows; token-transfer-shaped logs that fit no layout are skipped and reported. */
-  function rowsOf(range: FetchedRange) {
+  async function rowsOf(range: FetchedRange, keptUpTo?: bigint) {
     const rows = transformRange(range);
+    // Token rows are only pushed once every read succeeded, so a retry starts from clean rows.
+    await retryForever(() => attachTokens({ client, db, rows, keptUpTo }), {
+      what: `tokens of blocks ${range.from}-${range.to}`,
+      logger,
+    });
     if (rows.malformedTokenTransfers > 0) {
       logger.warn(
         { from: Number(range.from), to: Number(range.to), skipped: rows.malformedTokenTransfers },
@@ -167,7 +173,7 @@ export function createIndexer({
           from: range.from,
           to: range.to,
           parentHash: range.blocks[0].parentHash as Hash,
-          rows: rowsOf(range),
+          rows: await rowsOf(range),
         });
       } catch (error) {
         if (!(error instanceof ChainDivergedError) || state.indexedBlock === null) throw error;
@@ -235,7 +241,7 @@ export function createIndexer({
         from: range.from,
         to: range.to,
         parentHash: range.blocks[0].parentHash as Hash,
-        rows: rowsOf(range),
+        rows: await rowsOf(range, ancestor),
         replaceAbove: ancestor,
       });
     }

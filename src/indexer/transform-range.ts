@@ -1,9 +1,18 @@
-import type { Address } from "viem";
+import { type Address, zeroAddress } from "viem";
 import { byteaText, createTableRows } from "../db/table-rows.ts";
-import { decodeTokenTransfer } from "../decode/token-transfer.ts";
+import { decodeTokenTransfer, type TokenTransferType } from "../decode/token-transfer.ts";
 import type { FetchedRange } from "./fetch-range.ts";
 
 export type RangeRows = ReturnType<typeof transformRange>;
+
+/** A token whose transfers appear in the range: the event forms it used and the blocks to read it at. */
+export type TokenCandidate = {
+  forms: Set<TokenTransferType>;
+  /** Its first transfer in the range. */
+  firstBlock: number;
+  /** Its last mint or burn in the range, when the supply changed. */
+  supplyBlock: number | null;
+};
 
 const Direction = { from: 1, to: 2, created: 4 } as const;
 const gweiInWei = 1_000_000_000n;
@@ -139,6 +148,24 @@ export function transformRange({ blocks, receipts, internalTransactions, contrac
     direction: "int2",
   });
   let malformedTokenTransfers = 0;
+  // Filled by attachTokens once name, symbol, decimals and supply are read from the node.
+  const tokenRows = createTableRows("tokens", {
+    address: "bytea",
+    type: "text",
+    name: "text",
+    symbol: "text",
+    decimals: "int2",
+    total_supply: "numeric",
+    first_seen_block: "int8",
+    read_at_block: "int8",
+  });
+  const tokenCandidates = new Map<Address, TokenCandidate>();
+  const tokenInstanceRows = createTableRows("token_instances", {
+    token_address: "bytea",
+    token_id: "numeric",
+    first_seen_block: "int8",
+  });
+  const instancesSeen = new Set<string>();
   const withdrawalRows = createTableRows("withdrawals", {
     index: "int8",
     block_number: "int8",
@@ -246,8 +273,9 @@ export function transformRange({ blocks, receipts, internalTransactions, contrac
         logs_bloom: byteaText(receipt.logsBloom),
         root: byteaText(receipt.root),
         error: frames?.[0]?.error ?? null,
+        // Unknown (null) without a trace.
         has_error_in_internal_transactions:
-          frames && frames.some((frame) => frame.index > 0 && frame.error !== null),
+          frames?.some((frame) => frame.index > 0 && frame.error !== null) ?? null,
       });
 
       for (const frame of frames ?? []) {
@@ -345,6 +373,26 @@ export function transformRange({ blocks, receipts, internalTransactions, contrac
         });
         see(transfer.from, number);
         see(transfer.to, number);
+        const candidate = tokenCandidates.get(transfer.token) ?? {
+          forms: new Set(),
+          firstBlock: number,
+          supplyBlock: null,
+        };
+        candidate.forms.add(transfer.type);
+        if (transfer.from === zeroAddress || transfer.to === zeroAddress) candidate.supplyBlock = number;
+        tokenCandidates.set(transfer.token, candidate);
+        if (transfer.type !== "ERC-20") {
+          for (const id of transfer.tokenIds) {
+            const key = `${transfer.token}/${id}`;
+            if (instancesSeen.has(key)) continue;
+            instancesSeen.add(key);
+            tokenInstanceRows.push({
+              token_address: byteaText(transfer.token),
+              token_id: id.toString(),
+              first_seen_block: number,
+            });
+          }
+        }
         const direction = transfer.from === transfer.to ? Direction.from | Direction.to : null;
         for (const [address, bit] of direction
           ? [[transfer.from, direction] as const]
@@ -372,6 +420,9 @@ export function transformRange({ blocks, receipts, internalTransactions, contrac
     addressInternalTransactions: addressInternalRows,
     withdrawals: withdrawalRows,
     tokenTransfers: tokenTransferRows,
+    tokens: tokenRows,
+    tokenCandidates,
+    tokenInstances: tokenInstanceRows,
     addressTokenTransfers: addressTokenTransferRows,
     addresses: addressRows,
     /** Logs that looked like token transfers but did not fit any transfer layout; skipped. */

@@ -30,6 +30,14 @@ export type RpcClient = {
    * retrying the batch no longer helps.
    */
   batch<T = unknown>(calls: RpcCall[]): Promise<T[]>;
+  /**
+   * As `batch`, but an entry whose JSON-RPC error `accept` takes (a reverting `eth_call`, say) comes back
+   * as that RpcResponseError in its place instead of failing the batch.
+   */
+  batchAccepting<T = unknown>(
+    calls: RpcCall[],
+    accept: (error: RpcResponseError) => boolean,
+  ): Promise<(T | RpcResponseError)[]>;
 };
 
 type JsonRpcAnswer = {
@@ -129,7 +137,10 @@ export function createRpcClient({
     return answer.result;
   }
 
-  async function sendBatch(calls: RpcCall[]): Promise<unknown[]> {
+  async function sendBatch(
+    calls: RpcCall[],
+    accept?: (error: RpcResponseError) => boolean,
+  ): Promise<unknown[]> {
     return withRetries(async () => {
       const first = nextId;
       nextId += calls.length;
@@ -144,8 +155,21 @@ export function createRpcClient({
       // A single-call error object from a node that rejects batches arrives without an array.
       if (calls.length > 1 && !Array.isArray(answer)) answerOf(calls[0], answer as JsonRpcAnswer);
       const byId = new Map(answers.map((entry) => [entry?.id, entry]));
-      return calls.map((call, i) => answerOf(call, byId.get(first + i)));
+      return calls.map((call, i) => {
+        try {
+          return answerOf(call, byId.get(first + i));
+        } catch (error) {
+          if (accept && error instanceof RpcResponseError && accept(error)) return error;
+          throw error;
+        }
+      });
     });
+  }
+
+  async function inChunks(calls: RpcCall[], accept?: (error: RpcResponseError) => boolean) {
+    const chunks: RpcCall[][] = [];
+    for (let i = 0; i < calls.length; i += batchSize) chunks.push(calls.slice(i, i + batchSize));
+    return (await Promise.all(chunks.map((chunk) => sendBatch(chunk, accept)))).flat();
   }
 
   return {
@@ -155,10 +179,10 @@ export function createRpcClient({
       return result as T;
     },
     async batch<T>(calls: RpcCall[]) {
-      const chunks: RpcCall[][] = [];
-      for (let i = 0; i < calls.length; i += batchSize) chunks.push(calls.slice(i, i + batchSize));
-      const results = await Promise.all(chunks.map(sendBatch));
-      return results.flat() as T[];
+      return (await inChunks(calls)) as T[];
+    },
+    async batchAccepting<T>(calls: RpcCall[], accept: (error: RpcResponseError) => boolean) {
+      return (await inChunks(calls, accept)) as (T | RpcResponseError)[];
     },
   };
 }

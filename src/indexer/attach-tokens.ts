@@ -1,0 +1,86 @@
+import type { Address } from "viem";
+import type { Database } from "../db/client.ts";
+import { byteaText } from "../db/table-rows.ts";
+import type { RpcClient } from "../rpc/client.ts";
+import { readTokenMetadata, type TokenRead } from "./read-token-metadata.ts";
+import type { RangeRows, TokenCandidate } from "./transform-range.ts";
+
+export type AttachTokensParameters = {
+  client: RpcClient;
+  db: Database;
+  rows: RangeRows;
+  /** Tokens first seen above this block are being replaced (a reorganization) and count as new. */
+  keptUpTo?: bigint;
+};
+
+/**
+ * Fills the range's token rows: a token new to the database is read (name, symbol, decimals) at its
+ * first transfer and its supply at its last mint or burn in the range (else at its first transfer); a
+ * known token is read again only when a mint or burn changed its supply. Reads happen at the blocks of
+ * those events, so the stored rows do not depend on how the chain was cut into ranges.
+ */
+export async function attachTokens({ client, db, rows, keptUpTo }: AttachTokensParameters): Promise<void> {
+  const candidates = [...rows.tokenCandidates];
+  if (candidates.length === 0) return;
+  const stored = await db.query<{ address: string }>(
+    `SELECT '0x' || encode(address, 'hex') AS address FROM tokens
+     WHERE address = ANY($1::text[]::bytea[]) AND first_seen_block <= $2`,
+    [candidates.map(([address]) => byteaText(address)), (keptUpTo ?? 9_223_372_036_854_775_807n).toString()],
+  );
+  const known = new Set(stored.map((row) => row.address));
+  const reads: TokenRead[] = [];
+  for (const [address, candidate] of candidates) {
+    const isNew = !known.has(address);
+    if (!isNew && candidate.supplyBlock === null) continue;
+    reads.push({
+      address,
+      describeAt: isNew ? BigInt(candidate.firstBlock) : null,
+      supplyAt: BigInt(candidate.supplyBlock ?? candidate.firstBlock),
+    });
+  }
+  const metadata = await readTokenMetadata(client, reads);
+  for (const read of reads) {
+    const candidate = rows.tokenCandidates.get(read.address) as TokenCandidate;
+    const token = metadata.get(read.address);
+    rows.tokens.push({
+      address: byteaText(read.address),
+      type: tokenType(candidate.forms),
+      name: token?.name,
+      symbol: token?.symbol,
+      decimals: token?.decimals,
+      total_supply: token?.totalSupply,
+      first_seen_block: candidate.firstBlock,
+      read_at_block: read.supplyAt,
+    });
+  }
+  for (const [address, candidate] of candidates) {
+    if (reads.some((read) => read.address === address)) continue;
+    // Known and unchanged supply: the row only carries the forms seen, which may make it ERC-404.
+    rows.tokens.push({
+      address: byteaText(address as Address),
+      type: tokenType(candidate.forms),
+      name: null,
+      symbol: null,
+      decimals: null,
+      total_supply: null,
+      first_seen_block: candidate.firstBlock,
+      read_at_block: -1,
+    });
+  }
+}
+
+/** ERC-1155 events decide; both ERC-20 and ERC-721 Transfer forms from one contract make it ERC-404. */
+function tokenType(forms: TokenCandidate["forms"]): string {
+  if (forms.has("ERC-1155")) return "ERC-1155";
+  if (forms.has("ERC-20") && forms.has("ERC-721")) return "ERC-404";
+  return forms.has("ERC-721") ? "ERC-721" : "ERC-20";
+}
+
+/** The upsert that merges a range's token rows into stored ones (see attachTokens). */
+export const tokensOnConflict = `ON CONFLICT (address) DO UPDATE SET
+  type = CASE
+    WHEN tokens.type <> excluded.type AND tokens.type IN ('ERC-20', 'ERC-721', 'ERC-404')
+      AND excluded.type IN ('ERC-20', 'ERC-721', 'ERC-404') THEN 'ERC-404'
+    ELSE tokens.type END,
+  total_supply = CASE WHEN excluded.read_at_block > tokens.read_at_block THEN excluded.total_supply ELSE tokens.total_supply END,
+  read_at_block = GREATEST(tokens.read_at_block, excluded.read_at_block)`;

@@ -1,0 +1,275 @@
+import { type Address, decodeFunctionResult, encodeFunctionData, type Hex } from "viem";
+import type { Database } from "../db/client.ts";
+import { byteaParam } from "../db/table-rows.ts";
+import type { Logger } from "../logger.ts";
+import type { RpcClient } from "../rpc/client.ts";
+import { RpcError, RpcResponseError } from "../rpc/errors.ts";
+import { defaultIpfsGateway, type FetchTokenMetadataReturnType, fetchTokenMetadata } from "./fetch-token-metadata.ts";
+import { sleep } from "./retry.ts";
+
+/** Parameters of {@link createMetadataFetcher}. */
+export type CreateMetadataFetcherParameters = {
+  db: Database;
+  client: RpcClient;
+  logger: Logger;
+  /** Base URL of the IPFS HTTP gateway `ipfs://` URIs are fetched through. */
+  ipfsGateway?: string;
+  /** Instances whose metadata is fetched at once. */
+  concurrency?: number;
+  /** Longest wait for one HTTP answer, body included. */
+  timeoutMs?: number;
+  /** Largest metadata body read. */
+  maxBytes?: number;
+  /** Attempts after the first for failures that can pass: timeouts, 429, 5xx, network errors. */
+  retries?: number;
+  /** Delay before the first retry; doubles with each further one. */
+  retryDelayMs?: number;
+  /** Instances taken from the database per round. */
+  batchSize?: number;
+  /** Wait between rounds when nothing is left to fetch (or after a failed round). */
+  pollIntervalMs?: number;
+  /** The fetch implementation (tests); Node's global fetch by default. */
+  fetch?: typeof fetch;
+};
+
+/** Return type of {@link createMetadataFetcher}. */
+export type CreateMetadataFetcherReturnType = {
+  /** Fetches one batch of instances without metadata and returns how many were stored. */
+  runOnce(): Promise<number>;
+  /** Repeats `runOnce`, resting when nothing is left, until `signal` aborts. */
+  run(signal: AbortSignal): Promise<void>;
+};
+
+/** A metadata fetcher made by {@link createMetadataFetcher}. */
+export type MetadataFetcher = CreateMetadataFetcherReturnType;
+
+const tokenUriAbi = [
+  {
+    type: "function",
+    name: "tokenURI",
+    stateMutability: "view",
+    inputs: [{ name: "tokenId", type: "uint256" }],
+    outputs: [{ name: "", type: "string" }],
+  },
+  {
+    type: "function",
+    name: "uri",
+    stateMutability: "view",
+    inputs: [{ name: "id", type: "uint256" }],
+    outputs: [{ name: "", type: "string" }],
+  },
+] as const;
+
+// Blockscout cuts stored errors at 255 characters; a node's revert text can be long.
+const maxErrorLength = 255;
+
+type PendingInstance = { address: Address; tokenId: bigint; type: string };
+
+type UriResult = { uri: string } | { error: string };
+
+type Outcome = { tokenUri: string | null } & ({ metadata: Record<string, unknown> } | { error: string });
+
+/**
+ * Creates the background NFT metadata fetcher. Each round takes the oldest token instances whose
+ * metadata was never fetched, asks their contracts for the URI (`uri(id)` for ERC-1155, `tokenURI(id)`
+ * otherwise) in one JSON-RPC batch, fetches the metadata with bounded concurrency (retrying failures
+ * that can pass), and stores per instance the URI and either the metadata or the reason it could not
+ * be had. An instance is fetched once: a recorded error is final, as Blockscout records it.
+ *
+ * When the node itself is unreachable the round fails and nothing is recorded, so an outage never
+ * turns into a pile of stored errors; `run` waits and tries again.
+ *
+ * @example
+ * const fetcher = createMetadataFetcher({ db, client, logger, ipfsGateway: "https://ipfs.io/ipfs/" });
+ * const controller = new AbortController();
+ * const running = fetcher.run(controller.signal);
+ * // ...
+ * controller.abort();
+ * await running;
+ */
+export function createMetadataFetcher({
+  db,
+  client,
+  logger,
+  ipfsGateway = defaultIpfsGateway,
+  concurrency = 4,
+  timeoutMs = 5_000,
+  maxBytes = 1_000_000,
+  retries = 2,
+  retryDelayMs = 1_000,
+  batchSize = 50,
+  pollIntervalMs = 2_000,
+  fetch: fetchImpl,
+}: CreateMetadataFetcherParameters): CreateMetadataFetcherReturnType {
+  async function selectPending(): Promise<PendingInstance[]> {
+    // Joined with tokens so an instance waits until its token (and so its type) is stored.
+    const rows = await db.query<{ address: string; token_id: string; type: string }>(
+      `SELECT '0x' || encode(i.token_address, 'hex') AS address, i.token_id::text AS token_id, t.type
+         FROM token_instances i JOIN tokens t ON t.address = i.token_address
+        WHERE i.metadata_fetched_at IS NULL
+        ORDER BY i.first_seen_block, i.token_address, i.token_id
+        LIMIT $1`,
+      [batchSize],
+    );
+    return rows.map((row) => ({ address: row.address as Address, tokenId: BigInt(row.token_id), type: row.type }));
+  }
+
+  async function readUris(instances: PendingInstance[]): Promise<UriResult[]> {
+    const calls = instances.map((instance) => ({
+      method: "eth_call",
+      params: [{ to: instance.address, data: encodeUriCall(instance) }, "latest"],
+    }));
+    let answers: Hex[];
+    try {
+      answers = await client.batch<Hex>(calls);
+    } catch (error) {
+      // One reverting instance rejects the whole batch; asking one by one tells which.
+      if (!(error instanceof RpcResponseError) || error.retryable) throw error;
+      return Promise.all(
+        instances.map(async (instance, i) => {
+          try {
+            const answer = await client.request<Hex>(calls[i].method, calls[i].params);
+            return decodeUri(instance, answer);
+          } catch (error) {
+            if (error instanceof RpcResponseError && !error.retryable) return describeCallError(instance, error);
+            throw error;
+          }
+        }),
+      );
+    }
+    return instances.map((instance, i) => decodeUri(instance, answers[i]));
+  }
+
+  async function fetchWithRetries(uri: string, instance: PendingInstance): Promise<FetchTokenMetadataReturnType> {
+    for (let attempt = 0; ; attempt++) {
+      const result = await fetchTokenMetadata(uri, {
+        ipfsGateway,
+        timeoutMs,
+        maxBytes,
+        // ERC-1155 alone defines the `{id}` placeholder.
+        tokenId: instance.type === "ERC-1155" ? instance.tokenId : undefined,
+        fetch: fetchImpl,
+      });
+      if (!("error" in result) || !result.retryable || attempt >= retries) return result;
+      await sleep(retryDelayMs * 2 ** attempt);
+    }
+  }
+
+  async function store(instance: PendingInstance, outcome: Outcome): Promise<void> {
+    const metadata = "metadata" in outcome ? JSON.stringify(withoutNul(outcome.metadata)) : null;
+    const error = "error" in outcome ? truncate(outcome.error.replaceAll("\0", "")) : null;
+    // `$4::text::jsonb`: typed as text, the JSON string reaches both drivers unchanged (postgres.js
+    // would encode a string bound straight to jsonb a second time).
+    await db.query(
+      `UPDATE token_instances
+          SET token_uri = $3, metadata = $4::text::jsonb, metadata_error = $5, metadata_fetched_at = now()
+        WHERE token_address = $1 AND token_id = $2::numeric`,
+      [
+        byteaParam(instance.address),
+        instance.tokenId.toString(),
+        outcome.tokenUri?.replaceAll("\0", "") ?? null,
+        metadata,
+        error,
+      ],
+    );
+  }
+
+  async function runOnce(): Promise<number> {
+    const instances = await selectPending();
+    if (instances.length === 0) return 0;
+    const uris = await readUris(instances);
+    let failed = 0;
+    await forEachBounded(instances, concurrency, async (instance, i) => {
+      const uri = uris[i];
+      let outcome: Outcome;
+      if ("error" in uri) outcome = { tokenUri: null, error: uri.error };
+      else {
+        const result = await fetchWithRetries(uri.uri, instance);
+        outcome = "error" in result ? { tokenUri: uri.uri, error: result.error } : { tokenUri: uri.uri, ...result };
+      }
+      if ("error" in outcome) failed++;
+      await store(instance, outcome);
+    });
+    logger.debug({ instances: instances.length, failed }, "fetched NFT metadata");
+    return instances.length;
+  }
+
+  return {
+    runOnce,
+    async run(signal) {
+      while (!signal.aborted) {
+        let processed = 0;
+        try {
+          processed = await runOnce();
+        } catch (error) {
+          if (signal.aborted) return;
+          const message = error instanceof RpcError ? error.shortMessage : (error as Error).message;
+          logger.warn({ error: message }, "NFT metadata round failed, retrying later");
+        }
+        if (processed > 0) continue;
+        try {
+          await sleep(pollIntervalMs, signal);
+        } catch {
+          return;
+        }
+      }
+    },
+  };
+}
+
+function encodeUriCall({ type, tokenId }: PendingInstance): Hex {
+  return encodeFunctionData({ abi: tokenUriAbi, functionName: uriFunction(type), args: [tokenId] });
+}
+
+function uriFunction(type: string): "uri" | "tokenURI" {
+  return type === "ERC-1155" ? "uri" : "tokenURI";
+}
+
+function decodeUri(instance: PendingInstance, answer: Hex): UriResult {
+  const functionName = uriFunction(instance.type);
+  try {
+    const uri = decodeFunctionResult({ abi: tokenUriAbi, functionName, data: answer });
+    return uri.trim() === "" ? { error: "no uri" } : { uri };
+  } catch {
+    // No code at the address, or a function answering something that is not a string.
+    return { error: `${functionName} returned no string` };
+  }
+}
+
+function describeCallError(instance: PendingInstance, error: RpcResponseError): UriResult {
+  const functionName = uriFunction(instance.type);
+  if (error.code === 3 || /revert/i.test(error.nodeMessage)) return { error: `${functionName} reverted` };
+  return { error: `${functionName} failed: ${error.nodeMessage}` };
+}
+
+function truncate(text: string): string {
+  return text.length > maxErrorLength ? `${text.slice(0, maxErrorLength - 3)}...` : text;
+}
+
+// PostgreSQL's jsonb and text refuse U+0000, which hostile or sloppy metadata may contain.
+function withoutNul(value: unknown): unknown {
+  if (typeof value === "string") return value.replaceAll("\0", "");
+  if (Array.isArray(value)) return value.map(withoutNul);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key.replaceAll("\0", ""), withoutNul(item)]),
+    );
+  }
+  return value;
+}
+
+/** Runs `work` on every item with at most `limit` running at once. */
+async function forEachBounded<T>(
+  items: T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      await work(items[index], index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

@@ -1,0 +1,103 @@
+import {
+  type Address,
+  decodeFunctionResult,
+  encodeFunctionData,
+  type Hex,
+  hexToString,
+  parseAbi,
+  trim,
+} from "viem";
+import type { RpcClient } from "../rpc/client.ts";
+import { eth_call } from "../rpc/eth_call.ts";
+
+const abi = parseAbi([
+  "function name() view returns (string)",
+  "function symbol() view returns (string)",
+  "function decimals() view returns (uint256)",
+  "function totalSupply() view returns (uint256)",
+]);
+const bytes32Abi = parseAbi(["function name() view returns (bytes32)"]);
+
+export type TokenRead = {
+  address: Address;
+  /** Name, symbol and decimals are read at this block; null reads only the total supply. */
+  describeAt: bigint | null;
+  /** The total supply is read at this block. */
+  supplyAt: bigint;
+};
+
+export type TokenMetadata = {
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
+  totalSupply: string | null;
+};
+
+/**
+ * Reads tokens' name, symbol, decimals and total supply with batched `eth_call`s. A contract that
+ * reverts, lacks the function or answers something unreadable gets null for that field; names and
+ * symbols may be strings or `bytes32` (as older tokens return them).
+ */
+export async function readTokenMetadata(
+  client: RpcClient,
+  reads: TokenRead[],
+): Promise<Map<Address, TokenMetadata>> {
+  const jobs: { address: Address; field: keyof TokenMetadata; block: bigint }[] = [];
+  for (const read of reads) {
+    if (read.describeAt !== null) {
+      for (const field of ["name", "symbol", "decimals"] as const)
+        jobs.push({ address: read.address, field, block: read.describeAt });
+    }
+    jobs.push({ address: read.address, field: "totalSupply", block: read.supplyAt });
+  }
+  const byBlock = new Map<bigint, typeof jobs>();
+  for (const job of jobs) byBlock.set(job.block, [...(byBlock.get(job.block) ?? []), job]);
+  const result = new Map<Address, TokenMetadata>(
+    reads.map((read) => [read.address, { name: null, symbol: null, decimals: null, totalSupply: null }]),
+  );
+  await Promise.all(
+    [...byBlock].map(async ([blockNumber, blockJobs]) => {
+      const answers = await eth_call(client, {
+        blockNumber,
+        calls: blockJobs.map((job) => ({
+          to: job.address,
+          data: encodeFunctionData({ abi, functionName: job.field }),
+        })),
+      });
+      blockJobs.forEach((job, i) => {
+        const answer = answers[i];
+        const metadata = result.get(job.address) as TokenMetadata;
+        if (typeof answer !== "string") return;
+        (metadata as Record<string, unknown>)[job.field] = decodeField(job.field, answer);
+      });
+    }),
+  );
+  return result;
+}
+
+function decodeField(field: keyof TokenMetadata, data: Hex): string | number | null {
+  try {
+    if (field === "name" || field === "symbol") return decodeText(data);
+    const value = decodeFunctionResult({ abi, functionName: "totalSupply", data });
+    if (field === "decimals") return value <= 255n ? Number(value) : null;
+    return value.toString();
+  } catch {
+    return null;
+  }
+}
+
+/** A string return value, else a `bytes32` one (trailing zero bytes dropped), else null. */
+function decodeText(data: Hex): string | null {
+  try {
+    return printable(decodeFunctionResult({ abi, functionName: "name", data }));
+  } catch {
+    if (data.length !== 66) return null;
+    const raw = decodeFunctionResult({ abi: bytes32Abi, functionName: "name", data });
+    return printable(hexToString(trim(raw, { dir: "right" })));
+  }
+}
+
+function printable(text: string): string | null {
+  // Control characters mean the bytes were not text; the empty string is no name either.
+  return text.length > 0 && [...text].every((char) => char.charCodeAt(0) >= 0x20) ? text : null;
+}

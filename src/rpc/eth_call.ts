@@ -1,0 +1,28 @@
+import type { Address, Hex } from "viem";
+import type { RpcClient } from "./client.ts";
+import type { RpcResponseError } from "./errors.ts";
+import { toHexQuantity } from "./types.ts";
+
+export type EthCallParameters = { calls: { to: Address; data: Hex }[]; blockNumber: bigint };
+
+/** Each call's return data, or the error of a call the contract itself failed (reverted, bad opcode, ...). */
+export type EthCallReturnType = (Hex | RpcResponseError)[];
+
+/** Whether an eth_call error is the contract's own failure rather than the node's. */
+export function isContractFailure(error: RpcResponseError): boolean {
+  return (
+    error.code === 3 ||
+    /revert|invalid opcode|out of gas|execution|stack|invalid jump/i.test(error.nodeMessage)
+  );
+}
+
+/** Calls contracts read-only at one block, batched; a failing contract does not fail the batch. */
+export async function eth_call(
+  client: RpcClient,
+  { calls, blockNumber }: EthCallParameters,
+): Promise<EthCallReturnType> {
+  return client.batchAccepting<Hex>(
+    calls.map((call) => ({ method: "eth_call", params: [call, toHexQuantity(blockNumber)] })),
+    isContractFailure,
+  );
+}
