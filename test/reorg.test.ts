@@ -1,8 +1,9 @@
-import { type Hex, toHex } from "viem";
+import { encodeDeployData, encodeFunctionData, type Hex, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { readCheckpoint } from "../src/db/write-range.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
+import { compileDemoContracts } from "../src/demo/compile.ts";
 import { createIndexer, type Indexer, ReorgTooDeepError } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
@@ -26,6 +27,8 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
   const controller = new AbortController();
   let running: Promise<void>;
   let accounts: Hex[];
+  let token: Hex;
+  let tokenCall: (functionName: "mint" | "transfer" | "burn", args: unknown[]) => Hex;
 
   /** Waits until the indexer holds exactly the node's head block. */
   async function caughtUp() {
@@ -52,6 +55,26 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
     const [ours, theirs] = [await fingerprint(test.db), await fingerprint(fresh.db)];
     await fresh.drop();
     expect(ours).toEqual(theirs);
+    // And the token's balances and supply are the node's.
+    const rows = await test.db.query<{ holder: Hex; value: string }>(
+      "SELECT '0x' || encode(holder, 'hex') AS holder, value::text FROM token_balances WHERE token_address = $1",
+      [Buffer.from(token.slice(2), "hex")],
+    );
+    expect(rows.length).toBeGreaterThan(3);
+    for (const row of rows) {
+      const answer = await client.request<Hex>("eth_call", [
+        { to: token, data: `0x70a08231${row.holder.slice(2).padStart(64, "0")}` },
+        "latest",
+      ]);
+      expect(BigInt(row.value), row.holder).toBe(BigInt(answer));
+    }
+    const [stored] = await test.db.query<{ total_supply: string }>(
+      "SELECT total_supply::text FROM tokens WHERE address = $1",
+      [Buffer.from(token.slice(2), "hex")],
+    );
+    expect(BigInt(stored.total_supply)).toBe(
+      BigInt(await client.request<Hex>("eth_call", [{ to: token, data: "0x18160ddd" }, "latest"])),
+    );
   }
 
   beforeAll(async () => {
@@ -59,6 +82,35 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
     client = createRpcClient({ url: anvil.rpcUrl });
     accounts = await client.request<Hex[]>("eth_accounts");
     let last = "";
+    // The token comes first, so no reorganization below orphans its deployment.
+    const { DemoToken } = await compileDemoContracts();
+    const deployment = await client.request<Hex>("eth_sendTransaction", [
+      {
+        from: accounts[0],
+        data: encodeDeployData({ abi: DemoToken.abi, bytecode: DemoToken.bytecode, args: [accounts[0]] }),
+        gasPrice,
+      },
+    ]);
+    await waitFor(
+      async () => !!(await client.request("eth_getTransactionReceipt", [deployment])),
+      "the token deployment",
+    );
+    token = (await client.request<{ contractAddress: Hex }>("eth_getTransactionReceipt", [deployment]))
+      .contractAddress;
+    tokenCall = (functionName: "mint" | "transfer" | "burn", args: unknown[]) =>
+      encodeFunctionData({ abi: DemoToken.abi, functionName, args } as never);
+    for (let i = 0; i < 10; i++) {
+      last = await client.request("eth_sendTransaction", [
+        {
+          from: accounts[0],
+          to: token,
+          data: tokenCall("mint", [accounts[i % 4], 10n ** 18n * BigInt(i + 1)]),
+          gasPrice,
+        },
+      ]);
+    }
+    await waitFor(async () => !!(await client.request("eth_getTransactionReceipt", [last])), "the mints");
+
     for (let i = 0; i < 60; i++) {
       last = await client.request("eth_sendTransaction", [
         { from: accounts[i % 4], to: accounts[(i + 1) % 4], value: toHex(i + 1), gasPrice },

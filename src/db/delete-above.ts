@@ -37,6 +37,8 @@ export async function deleteAbove(tx: Queryable, blockNumber: bigint): Promise<v
   await applyTokenBalanceChanges(tx, blockNumber + 1n, 9_223_372_036_854_775_807n, -1);
   await tx.query("DELETE FROM token_instances WHERE first_seen_block > $1", above);
   await tx.query("DELETE FROM tokens WHERE first_seen_block > $1", above);
+  // A supply read in an orphaned block is stale; the reorganization reads it again (see attachTokens).
+  await tx.query("UPDATE tokens SET total_supply = NULL, read_at_block = -1 WHERE read_at_block > $1", above);
   await tx.query(
     `DELETE FROM address_token_transfers a USING token_transfers t
      WHERE t.block_number > $1 AND a.address IN (t.from_address, t.to_address)

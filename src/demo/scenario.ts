@@ -29,7 +29,7 @@ import { type Artifacts, compileDemoContracts } from "./compile.ts";
 export type RunScenarioParameters = {
   /** JSON-RPC endpoint of an anvil node whose dev accounts are unlocked. */
   rpcUrl: string;
-  /** Repetitions of the activity mix, about 11 blocks each; the default 28 mines about 320 blocks. */
+  /** Repetitions of the activity mix, about 14 blocks each; the default 28 mines about 390 blocks. */
   rounds?: number;
 };
 
@@ -50,6 +50,16 @@ export type ScenarioContracts = {
   relay: Address;
   /** First `Child` the Playground created with CREATE2. */
   create2Child: Address;
+  /**
+   * ERC-404-style `DemoHybrid`: each whole unit (1e18) held is also an NFT, so moving units emits both the
+   * ERC-20 `Transfer` (3 topics) and the ERC-721 `Transfer` (4 topics, id indexed). NFT ids are
+   * `2^255 + n`.
+   */
+  hybrid: Address;
+  /** ERC-20 `DemoBytes32Token` whose `name()` and `symbol()` return `bytes32` (like MKR). */
+  bytes32Token: Address;
+  /** ERC-20 `DemoRevertingNameToken`: `name()` reverts, `symbol()` returns undecodable bytes. */
+  revertingNameToken: Address;
 };
 
 /** One transaction hash per kind of activity, for example links and targeted tests. */
@@ -59,10 +69,36 @@ export type ScenarioExamples = {
   legacyTransaction: Hash;
   accessListTransaction: Hash;
   tokenTransfer: Hash;
+  /** ERC-20 mint by the owner: `Transfer` from the zero address. */
+  tokenMint: Hash;
+  /** ERC-20 `burn`: `Transfer` to the zero address. */
+  tokenBurn: Hash;
+  tokenApproval: Hash;
+  /** ERC-20 `approve(spender, 0)` revoking an earlier allowance. */
+  tokenApprovalRevoked: Hash;
   collectibleMint: Hash;
   collectibleTransfer: Hash;
+  /** ERC-721 `burn`: `Transfer` to the zero address. */
+  collectibleBurn: Hash;
   multiTokenMintBatch: Hash;
   multiTokenBatchTransfer: Hash;
+  /** ERC-1155 `mintBatch` of ten distinct ids. */
+  multiTokenMintBatchOfTen: Hash;
+  /** ERC-1155 `safeBatchTransferFrom` of ten distinct ids. */
+  multiTokenBatchOfTen: Hash;
+  /** ERC-1155 `burn`: `TransferSingle` to the zero address. */
+  multiTokenBurn: Hash;
+  /** ERC-1155 `burnBatch`: `TransferBatch` to the zero address. */
+  multiTokenBurnBatch: Hash;
+  /** Hybrid `transfer` of exactly one unit: one ERC-20 and one ERC-721 `Transfer` between the same holders. */
+  hybridTransfer: Hash;
+  /** Hybrid `transferFrom` of an NFT id by an approved operator; one unit travels with it. */
+  hybridNftTransfer: Hash;
+  /** Hybrid ERC-721 `Approval` (4 topics) of a single id. */
+  hybridNftApproval: Hash;
+  hybridApprovalForAll: Hash;
+  bytes32TokenTransfer: Hash;
+  revertingNameTokenTransfer: Hash;
   proxyCall: Hash;
   nestedCalls: Hash;
   valueForwarding: Hash;
@@ -84,6 +120,9 @@ const contractKeys: (keyof ScenarioContracts)[] = [
   "playground",
   "relay",
   "create2Child",
+  "hybrid",
+  "bytes32Token",
+  "revertingNameToken",
 ];
 
 const exampleKeys: (keyof ScenarioExamples)[] = [
@@ -92,10 +131,25 @@ const exampleKeys: (keyof ScenarioExamples)[] = [
   "legacyTransaction",
   "accessListTransaction",
   "tokenTransfer",
+  "tokenMint",
+  "tokenBurn",
+  "tokenApproval",
+  "tokenApprovalRevoked",
   "collectibleMint",
   "collectibleTransfer",
+  "collectibleBurn",
   "multiTokenMintBatch",
   "multiTokenBatchTransfer",
+  "multiTokenMintBatchOfTen",
+  "multiTokenBatchOfTen",
+  "multiTokenBurn",
+  "multiTokenBurnBatch",
+  "hybridTransfer",
+  "hybridNftTransfer",
+  "hybridNftApproval",
+  "hybridApprovalForAll",
+  "bytes32TokenTransfer",
+  "revertingNameTokenTransfer",
   "proxyCall",
   "nestedCalls",
   "valueForwarding",
@@ -135,9 +189,10 @@ const failingGas = 200_000n;
 
 /**
  * Deploys the demo contracts to an anvil node and mines a few hundred blocks of varied activity:
- * value transfers, ERC-20/721/1155 transfers, calls through an EIP-1967 proxy, nested calls, CREATE,
- * CREATE2, SELFDESTRUCT, caught and uncaught reverts, legacy, EIP-2930 and EIP-1559 transactions, and
- * blocks holding one, several or no transactions.
+ * value transfers, ERC-20/721/1155 mints, transfers, approvals and burns (including ERC-1155 batches of
+ * ten ids), an ERC-404-style hybrid token, tokens with a `bytes32` or reverting `name()`, calls through an
+ * EIP-1967 proxy, nested calls, CREATE, CREATE2, SELFDESTRUCT, caught and uncaught reverts, legacy,
+ * EIP-2930 and EIP-1559 transactions, and blocks holding one, several or no transactions.
  *
  * Transactions are sent from anvil's unlocked dev accounts (`eth_sendTransaction`); every receipt is
  * checked, so an unexpected failure throws instead of silently producing a different chain.
@@ -187,6 +242,9 @@ export async function runScenario(parameters: RunScenarioParameters): Promise<Ru
     await tokenActivity(scenario, round);
     await nftActivity(scenario, round);
     await multiTokenActivity(scenario, round);
+    await multiTokenBatchOfTen(scenario, round);
+    await hybridActivity(scenario, round);
+    await oddMetadataTokenActivity(scenario, round);
     await proxyActivity(scenario, round);
     await playgroundActivity(scenario, round);
     await failures(scenario, round);
@@ -210,6 +268,9 @@ type ContractName =
   | "DemoToken"
   | "DemoCollectible"
   | "DemoMultiToken"
+  | "DemoHybrid"
+  | "DemoBytes32Token"
+  | "DemoRevertingNameToken"
   | "CounterV1"
   | "CounterProxy"
   | "Playground"
@@ -255,6 +316,9 @@ async function deploy(scenario: Scenario): Promise<void> {
     ["multiToken", "DemoMultiToken", [owner, multiTokenUri()]],
     ["implementation", "CounterV1", []],
     ["playground", "Playground", []],
+    ["hybrid", "DemoHybrid", [owner]],
+    ["bytes32Token", "DemoBytes32Token", [owner]],
+    ["revertingNameToken", "DemoRevertingNameToken", [owner]],
   ];
   for (const [key, contractName, args] of deployments) {
     const receipt = await mineAlone(scenario, {
@@ -281,13 +345,39 @@ async function deploy(scenario: Scenario): Promise<void> {
   // Seed every account with tokens in a single busy block.
   await mineTogether(
     scenario,
-    scenario.accounts.map((holder) => ({
-      from: owner,
-      to: contracts.token,
-      data: call(scenario, "DemoToken", "mint", [holder, parseEther("10000")]),
-    })),
+    scenario.accounts.flatMap((holder, index): PlannedTransaction[] => [
+      {
+        from: owner,
+        to: contracts.token,
+        data: call(scenario, "DemoToken", "mint", [holder, parseEther("10000")]),
+        example: "tokenMint",
+      },
+      {
+        from: owner,
+        to: contracts.bytes32Token,
+        data: call(scenario, "DemoBytes32Token", "mint", [holder, parseEther("5000")]),
+      },
+      {
+        from: owner,
+        to: contracts.revertingNameToken,
+        data: call(scenario, "DemoRevertingNameToken", "mint", [holder, parseEther("5000")]),
+      },
+      {
+        // 2.5, 6, 4.5, ... units: whole units become NFTs, the fractions do not.
+        from: owner,
+        to: contracts.hybrid,
+        data: call(scenario, "DemoHybrid", "mint", [holder, hybridSeed[index % hybridSeed.length]]),
+        gas: hybridGas,
+      },
+    ]),
   );
 }
+
+const hybridUnit = parseEther("1");
+const hybridSeed = ["2.5", "6", "4.5", "3", "2.25", "1.5"].map((units) => parseEther(units));
+// Explicit: gas estimated against the previous block misses NFTs that an earlier transaction in the same
+// block makes a transfer mint.
+const hybridGas = 1_500_000n;
 
 async function valueTransfers(scenario: Scenario, round: number): Promise<void> {
   const { accounts } = scenario;
@@ -313,8 +403,7 @@ async function valueTransfers(scenario: Scenario, round: number): Promise<void> 
 async function tokenActivity(scenario: Scenario, round: number): Promise<void> {
   const { accounts } = scenario;
   const token = required(scenario.contracts.token);
-  const spender = pick(accounts, round + 2);
-  const approver = pick(accounts, round + 5, spender);
+  const [spender, approver] = approvalPair(accounts, round);
   const transfers: PlannedTransaction[] = [1, 3, 4].map((offset) => {
     const from = pick(accounts, round + offset, spender, approver);
     return {
@@ -328,14 +417,32 @@ async function tokenActivity(scenario: Scenario, round: number): Promise<void> {
       example: "tokenTransfer",
     };
   });
-  await mineTogether(scenario, [
+  const plans: PlannedTransaction[] = [
     ...transfers,
     {
       from: approver,
       to: token,
       data: call(scenario, "DemoToken", "approve", [spender, parseEther("50")]),
+      example: "tokenApproval",
     },
-  ]);
+    {
+      from: pick(accounts, round + 4),
+      to: token,
+      data: call(scenario, "DemoToken", "burn", [parseEther("0.5") + BigInt(round)]),
+      example: "tokenBurn",
+    },
+  ];
+  if (round % 2 === 1) {
+    // Revoke what is left of the previous round's allowance; this round's pair differs, so order is free.
+    const [previousSpender, previousApprover] = approvalPair(accounts, round - 1);
+    plans.push({
+      from: previousApprover,
+      to: token,
+      data: call(scenario, "DemoToken", "approve", [previousSpender, 0n]),
+      example: "tokenApprovalRevoked",
+    });
+  }
+  await mineTogether(scenario, plans);
   await mineAlone(scenario, {
     from: spender,
     to: token,
@@ -346,8 +453,15 @@ async function tokenActivity(scenario: Scenario, round: number): Promise<void> {
       from: accounts[0],
       to: token,
       data: call(scenario, "DemoToken", "mint", [pick(accounts, round + 3), parseEther("250")]),
+      example: "tokenMint",
     });
   }
+}
+
+/** Spender and approver of the round's ERC-20 allowance; consecutive rounds have different spenders. */
+function approvalPair(accounts: Address[], round: number): [spender: Address, approver: Address] {
+  const spender = pick(accounts, round + 2);
+  return [spender, pick(accounts, round + 5, spender)];
 }
 
 async function nftActivity(scenario: Scenario, round: number): Promise<void> {
@@ -382,6 +496,19 @@ async function nftActivity(scenario: Scenario, round: number): Promise<void> {
       to: address,
       data: call(scenario, "DemoCollectible", functionName, [holder, recipient, tokenId]),
       example: "collectibleTransfer",
+    });
+  }
+
+  // Burn the token the previous round moved; it is never moved again. Token 1 keeps its metadata for tests.
+  const burnedId = BigInt(round - 1);
+  const burner = collectible.holders.get(burnedId);
+  if (round % 3 === 0 && burnedId > 1n && burner !== undefined) {
+    collectible.holders.delete(burnedId);
+    plans.push({
+      from: burner,
+      to: address,
+      data: call(scenario, "DemoCollectible", "burn", [burnedId]),
+      example: "collectibleBurn",
     });
   }
   await mineTogether(scenario, plans);
@@ -432,6 +559,146 @@ async function multiTokenActivity(scenario: Scenario, round: number): Promise<vo
   }
   multiToken.lastMint = { holder, ids, amounts };
   await mineTogether(scenario, plans);
+}
+
+/** Ids 1001 to 1010, kept apart from {@link multiTokenActivity}'s ids so burns never starve its transfers. */
+const batchOfTenIds = Array.from({ length: 10 }, (_, index) => 1001n + BigInt(index));
+
+/** Every fourth round: a mint of ten ids, then a transfer of the same ten ids plus burns, in two blocks. */
+async function multiTokenBatchOfTen(scenario: Scenario, round: number): Promise<void> {
+  if (round % 4 !== 1) return;
+  const { accounts } = scenario;
+  const address = required(scenario.contracts.multiToken);
+  const holder = pick(accounts, round + 1, accounts[0]);
+  const recipient = pick(accounts, round + 3, holder);
+  const amounts = batchOfTenIds.map((_, index) => 20n + BigInt(index + round));
+  await mineAlone(scenario, {
+    from: accounts[0],
+    to: address,
+    data: call(scenario, "DemoMultiToken", "mintBatch", [holder, batchOfTenIds, amounts, "0x"]),
+    example: "multiTokenMintBatchOfTen",
+  });
+  // The holder spends at most half of each amount plus 3, so the order within the block does not matter.
+  await mineTogether(scenario, [
+    {
+      from: holder,
+      to: address,
+      data: call(scenario, "DemoMultiToken", "safeBatchTransferFrom", [
+        holder,
+        recipient,
+        batchOfTenIds,
+        amounts.map((amount) => amount / 2n),
+        "0x",
+      ]),
+      example: "multiTokenBatchOfTen",
+    },
+    {
+      from: holder,
+      to: address,
+      data: call(scenario, "DemoMultiToken", "burn", [holder, batchOfTenIds[0], 3n]),
+      example: "multiTokenBurn",
+    },
+    {
+      from: holder,
+      to: address,
+      data: call(scenario, "DemoMultiToken", "burnBatch", [holder, batchOfTenIds.slice(1, 4), [1n, 2n, 3n]]),
+      example: "multiTokenBurnBatch",
+    },
+  ]);
+}
+
+/**
+ * One block of hybrid transfers: the richest holder sends exactly one unit (one NFT moves along), the
+ * next one sends a fraction (NFTs are burnt or minted where whole units are crossed). Every fourth round
+ * adds ERC-721 approvals and a second block where the approved operator moves the approved id.
+ */
+async function hybridActivity(scenario: Scenario, round: number): Promise<void> {
+  const { accounts, publicClient } = scenario;
+  const address = required(scenario.contracts.hybrid);
+  const abi = abiOf(scenario, "DemoHybrid");
+  const read = async <value>(functionName: string, holder: Address) =>
+    (await publicClient.readContract({ address, abi, functionName, args: [holder] })) as value;
+  const holders = await Promise.all(
+    accounts.map(async (account) => ({ account, balance: await read<bigint>("balanceOf", account) })),
+  );
+  // Stable sort: ties keep account order, so the scenario stays deterministic.
+  const [first, second, ...others] = holders.sort((a, b) =>
+    a.balance === b.balance ? 0 : a.balance > b.balance ? -1 : 1,
+  );
+  if (first.balance < hybridUnit) throw new Error("no hybrid holder has a whole unit left");
+  const hybrid = (
+    from: Address,
+    functionName: string,
+    args: unknown[],
+    example?: keyof ScenarioExamples,
+  ) => ({
+    from,
+    to: address,
+    data: call(scenario, "DemoHybrid", functionName, args),
+    gas: hybridGas,
+    example,
+  });
+
+  const plans: PlannedTransaction[] = [
+    hybrid(
+      first.account,
+      "transfer",
+      [pick(accounts, round + 1, first.account), hybridUnit],
+      "hybridTransfer",
+    ),
+  ];
+  const fraction = parseEther("0.35") + BigInt(round) * 10n ** 15n;
+  if (second.balance >= fraction) {
+    plans.push(hybrid(second.account, "transfer", [pick(accounts, round + 3, second.account), fraction]));
+  }
+  // Neither sender above touches this holder's NFTs, so the approved id stays where it is.
+  const approver = round % 4 === 2 ? others.find((holder) => holder.balance >= hybridUnit) : undefined;
+  if (approver === undefined) {
+    await mineTogether(scenario, plans);
+    return;
+  }
+  const operator = pick(accounts, round + 4, approver.account);
+  const allOperator = pick(accounts, round + 5, approver.account, operator);
+  const [id] = await read<readonly bigint[]>("owned", approver.account);
+  await mineTogether(scenario, [
+    ...plans,
+    hybrid(approver.account, "approve", [operator, id], "hybridNftApproval"),
+    hybrid(approver.account, "setApprovalForAll", [allOperator, true], "hybridApprovalForAll"),
+    hybrid(approver.account, "approve", [allOperator, parseEther("0.5")]),
+  ]);
+  await mineTogether(scenario, [
+    hybrid(operator, "transferFrom", [approver.account, operator, id], "hybridNftTransfer"),
+    hybrid(approver.account, "setApprovalForAll", [allOperator, false]),
+  ]);
+}
+
+/** Every other round: transfers and an approval of the tokens with a `bytes32` and a reverting `name()`. */
+async function oddMetadataTokenActivity(scenario: Scenario, round: number): Promise<void> {
+  if (round % 2 !== 0) return;
+  const { accounts } = scenario;
+  const bytes32Token = required(scenario.contracts.bytes32Token);
+  const revertingNameToken = required(scenario.contracts.revertingNameToken);
+  const sender = (offset: number) => pick(accounts, round + offset);
+  const amount = parseEther("1") + BigInt(round);
+  await mineTogether(scenario, [
+    {
+      from: sender(1),
+      to: bytes32Token,
+      data: call(scenario, "DemoBytes32Token", "transfer", [sender(2), amount]),
+      example: "bytes32TokenTransfer",
+    },
+    {
+      from: sender(2),
+      to: bytes32Token,
+      data: call(scenario, "DemoBytes32Token", "approve", [sender(3), parseEther("10")]),
+    },
+    {
+      from: sender(3),
+      to: revertingNameToken,
+      data: call(scenario, "DemoRevertingNameToken", "transfer", [sender(4), amount * 2n]),
+      example: "revertingNameTokenTransfer",
+    },
+  ]);
 }
 
 async function proxyActivity(scenario: Scenario, round: number): Promise<void> {

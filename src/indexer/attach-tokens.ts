@@ -21,7 +21,8 @@ export type AttachTokensParameters = {
  */
 export async function attachTokens({ client, db, rows, keptUpTo }: AttachTokensParameters): Promise<void> {
   const candidates = [...rows.tokenCandidates];
-  if (candidates.length === 0) return;
+  const stale = keptUpTo === undefined ? [] : await staleSupplies(db, keptUpTo);
+  if (candidates.length === 0 && stale.length === 0) return;
   const stored = await db.query<{ address: string }>(
     `SELECT '0x' || encode(address, 'hex') AS address FROM tokens
      WHERE address = ANY($1::text[]::bytea[]) AND first_seen_block <= $2`,
@@ -38,18 +39,23 @@ export async function attachTokens({ client, db, rows, keptUpTo }: AttachTokensP
       supplyAt: BigInt(candidate.supplyBlock ?? candidate.firstBlock),
     });
   }
+  // Supplies read in blocks a reorganization orphans are read again where a fresh index would read them.
+  const restated = stale.filter((token) => rows.tokenCandidates.get(token.address)?.supplyBlock == null);
+  for (const token of restated)
+    reads.push({ address: token.address, describeAt: null, supplyAt: token.supplyBlock });
   const metadata = await readTokenMetadata(client, reads);
+  const types = new Map(stale.map((token) => [token.address, token.type]));
   for (const read of reads) {
-    const candidate = rows.tokenCandidates.get(read.address) as TokenCandidate;
+    const candidate = rows.tokenCandidates.get(read.address);
     const token = metadata.get(read.address);
     rows.tokens.push({
       address: byteaText(read.address),
-      type: tokenType(candidate.forms),
+      type: candidate ? tokenType(candidate.forms) : types.get(read.address),
       name: token?.name,
       symbol: token?.symbol,
       decimals: token?.decimals,
       total_supply: token?.totalSupply,
-      first_seen_block: candidate.firstBlock,
+      first_seen_block: candidate?.firstBlock ?? read.supplyAt,
       read_at_block: read.supplyAt,
     });
   }
@@ -67,6 +73,22 @@ export async function attachTokens({ client, db, rows, keptUpTo }: AttachTokensP
       read_at_block: -1,
     });
   }
+}
+
+/**
+ * Tokens kept by a reorganization whose supply was read above `keptUpTo`, with the block a fresh index
+ * reads it at: their last kept mint or burn, else their first transfer.
+ */
+async function staleSupplies(db: Database, keptUpTo: bigint) {
+  const rows = await db.query<{ address: Address; type: string; supply_block: number }>(
+    `SELECT '0x' || encode(t.address, 'hex') AS address, t.type,
+       COALESCE((SELECT max(x.block_number) FROM token_transfers x
+                 WHERE x.token_address = t.address AND x.block_number <= $1
+                   AND (x.from_address = $2 OR x.to_address = $2)), t.first_seen_block) AS supply_block
+     FROM tokens t WHERE t.read_at_block > $1 AND t.first_seen_block <= $1`,
+    [keptUpTo.toString(), Buffer.alloc(20)],
+  );
+  return rows.map((row) => ({ address: row.address, type: row.type, supplyBlock: BigInt(row.supply_block) }));
 }
 
 /** ERC-1155 events decide; both ERC-20 and ERC-721 Transfer forms from one contract make it ERC-404. */

@@ -16,8 +16,7 @@ CREATE TABLE tokens (
 
 -- Current balance of each holder per token and id. token_id -1 is the fungible balance (ERC-20, and
 -- the ERC-20 side of ERC-404). Maintained from transfers: a range adds its deltas, a reorganization
--- subtracts the orphaned ones. Rows at zero stay (so deltas stay exact) and are filtered out by reads.
--- The zero address is never a holder.
+-- subtracts the orphaned ones. A balance back at zero is deleted; the zero address is never a holder.
 CREATE TABLE token_balances (
   token_address bytea NOT NULL,
   token_id numeric(78,0) NOT NULL,

@@ -2,11 +2,12 @@
 pragma solidity ^0.8.24;
 
 import {ERC721} from "@openzeppelin/contracts/token/ERC721/ERC721.sol";
+import {ERC721Burnable} from "@openzeppelin/contracts/token/ERC721/extensions/ERC721Burnable.sol";
 import {ERC721URIStorage} from "@openzeppelin/contracts/token/ERC721/extensions/ERC721URIStorage.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 
-/// @title Demo ERC-721 collection; each token stores its own (data:) metadata URI.
-contract DemoCollectible is ERC721URIStorage, Ownable {
+/// @title Demo ERC-721 collection; each token stores its own (data:) metadata URI and its holder can burn it.
+contract DemoCollectible is ERC721URIStorage, ERC721Burnable, Ownable {
     uint256 public nextTokenId = 1;
 
     constructor(address initialOwner) ERC721("Sextant Demo Collectible", "SDC") Ownable(initialOwner) {}
@@ -15,5 +16,18 @@ contract DemoCollectible is ERC721URIStorage, Ownable {
         tokenId = nextTokenId++;
         _safeMint(to, tokenId);
         _setTokenURI(tokenId, uri);
+    }
+
+    function tokenURI(uint256 tokenId) public view override(ERC721, ERC721URIStorage) returns (string memory) {
+        return super.tokenURI(tokenId);
+    }
+
+    function supportsInterface(bytes4 interfaceId)
+        public
+        view
+        override(ERC721, ERC721URIStorage)
+        returns (bool)
+    {
+        return super.supportsInterface(interfaceId);
     }
 }

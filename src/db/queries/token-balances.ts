@@ -1,0 +1,276 @@
+import type { Queryable } from "../client.ts";
+import { byteaParam, byteaText } from "../table-rows.ts";
+import { hexColumn } from "./keyset.ts";
+
+/** A token as the API renders it, with the exact number of its holders. */
+export type TokenRow = {
+  address: string;
+  type: string;
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
+  total_supply: string | null;
+  holders_count: number;
+};
+
+export type FindTokensReturnType = Map<string, TokenRow>;
+
+/** The NFT side of a token instance as stored: metadata, or why it could not be had. */
+export type InstanceColumns = {
+  /** false when no token_instances row exists for the id (never seen in a transfer's instance list). */
+  has_instance: boolean;
+  metadata: Record<string, unknown> | null;
+  metadata_error: string | null;
+  /** Only one unit of the id exists and one holder has it (Blockscout's `is_unique`); null for no id. */
+  is_unique: boolean | null;
+};
+
+const nftTypes = ["ERC-721", "ERC-1155", "ERC-404"];
+
+/**
+ * The tokens at the given lowercase hex addresses, keyed by address, each with its holders count (the
+ * distinct holders with a balance above zero, any id). One query for all the tokens of a page.
+ */
+export async function findTokens(db: Queryable, addresses: Iterable<string>): Promise<FindTokensReturnType> {
+  const unique = [...new Set(addresses)];
+  if (unique.length === 0) return new Map();
+  const rows = await db.query<TokenRow>(
+    `SELECT ${hexColumn("t.address", "address")}, t.type, t.name, t.symbol, t.decimals, t.total_supply,
+       (SELECT count(DISTINCT b.holder) FROM token_balances b WHERE b.token_address = t.address AND b.value > 0)
+         AS holders_count
+     FROM tokens t
+     WHERE t.address = ANY($1::text[]::bytea[])`,
+    [unique.map((address) => byteaText(address))],
+  );
+  return new Map(rows.map((row) => [row.address, { ...row, holders_count: Number(row.holders_count) }]));
+}
+
+/** The type of the token at a lowercase hex address, or null when it is not a known token. */
+export async function findTokenType(db: Queryable, address: string): Promise<string | null> {
+  const [row] = await db.query<{ type: string }>("SELECT type FROM tokens WHERE address = $1", [
+    byteaParam(address),
+  ]);
+  return row?.type ?? null;
+}
+
+/**
+ * SQL for Blockscout's `is_unique` of the id `alias.token_id` of token `alias.token_address` of type
+ * `alias.type` held with `alias.value`: ERC-1155 ids are unique when one unit exists and one holder has it;
+ * ERC-721 and ERC-404 ids always are (one unit each). Null for the fungible balance (id -1).
+ */
+function isUniqueColumn(alias: string): string {
+  return `CASE
+      WHEN ${alias}.token_id < 0 THEN NULL
+      WHEN ${alias}.type = 'ERC-1155' THEN ${alias}.value = 1 AND NOT EXISTS (
+        SELECT 1 FROM token_balances o
+        WHERE o.token_address = ${alias}.token_address AND o.token_id = ${alias}.token_id AND o.value > 0
+          AND o.holder <> ${alias}.holder)
+      ELSE ${alias}.value <= 1
+    END AS is_unique`;
+}
+
+const instanceColumns = (alias: string) =>
+  `ti.token_address IS NOT NULL AS has_instance, ti.metadata, ti.metadata_error, ${isUniqueColumn(alias)}`;
+
+export type AddressTokenRow = InstanceColumns & {
+  token_address: string;
+  /** -1 for a fungible balance and for an ERC-721 holding (counted, not listed by id). */
+  token_id: string;
+  value: string;
+  type: string;
+};
+
+export type AddressTokensCursor = {
+  value: string | null;
+  /** Ties on value: token address then id, both descending. */
+  token_address: string | null;
+  token_id: string | null;
+};
+
+export type ListAddressTokensParameters = {
+  address: string;
+  /** Token types to keep; empty keeps all. */
+  types: string[];
+  cursor: AddressTokensCursor;
+  limit: number;
+};
+
+/**
+ * One page of the current balances (above zero) of an address, largest first: a fungible balance per
+ * token, an ERC-721 holding per token (value = ids held) and one row per id for ERC-1155 and ERC-404 ids.
+ * Ties are broken by token address then id, descending.
+ */
+export async function listAddressTokens(
+  db: Queryable,
+  { address, types, cursor, limit }: ListAddressTokensParameters,
+): Promise<AddressTokenRow[]> {
+  const params: unknown[] = [byteaParam(address), limit];
+  const typeFilter = types.length > 0 ? `AND t.type = ANY($${params.push(types)}::text[])` : "";
+  let keyset = "TRUE";
+  if (cursor.value !== null) {
+    const value = `$${params.push(cursor.value)}::numeric`;
+    if (cursor.token_address !== null && cursor.token_id !== null) {
+      const token = `$${params.push(byteaParam(cursor.token_address))}::bytea`;
+      const id = `$${params.push(cursor.token_id)}::numeric`;
+      keyset = `(h.value, h.token_address, h.token_id) < (${value}, ${token}, ${id})`;
+    } else {
+      keyset = `h.value < ${value}`;
+    }
+  }
+  return db.query<AddressTokenRow>(
+    `WITH held AS (
+       SELECT b.token_address, CASE WHEN t.type = 'ERC-721' THEN -1 ELSE b.token_id END AS token_id,
+         sum(b.value) AS value, t.type, b.holder
+       FROM token_balances b JOIN tokens t ON t.address = b.token_address
+       WHERE b.holder = $1 AND b.value > 0 ${typeFilter}
+       GROUP BY b.token_address, 2, t.type, b.holder
+     )
+     SELECT ${hexColumn("h.token_address", "token_address")}, h.token_id::text AS token_id, h.value::text AS value,
+       h.type, ${instanceColumns("h")}
+     FROM held h
+     LEFT JOIN token_instances ti ON ti.token_address = h.token_address AND ti.token_id = h.token_id
+     WHERE ${keyset}
+     ORDER BY h.value DESC, h.token_address DESC, h.token_id DESC
+     LIMIT $2`,
+    params,
+  );
+}
+
+export type NftCollectionRow = InstanceColumns & {
+  token_address: string;
+  type: string;
+  /** Ids of the collection the address holds. */
+  amount: string;
+  token_id: string;
+  value: string;
+};
+
+export type NftCollectionsCursor = { token_address: string | null; token_type: string | null };
+
+export type ListNftCollectionsParameters = {
+  address: string;
+  /** NFT types to keep; empty keeps all three. */
+  types: string[];
+  cursor: NftCollectionsCursor;
+  /** Collections per page. */
+  limit: number;
+  /** Instances listed per collection, highest id first. */
+  instances: number;
+};
+
+const typeRank = `CASE t.type WHEN 'ERC-721' THEN 0 WHEN 'ERC-1155' THEN 1 ELSE 2 END`;
+
+/** Position of an NFT type in the collections order: ERC-721, ERC-1155, ERC-404. */
+export function nftTypeRank(type: string): number {
+  return nftTypes.indexOf(type);
+}
+
+/**
+ * One page of the NFT collections an address holds ids of (ERC-721, then ERC-1155, then ERC-404, token
+ * address ascending within), as one row per listed instance: each collection with its `instances`
+ * highest ids. A cursor with only a token address resumes after that token in its type's group.
+ */
+export async function listNftCollections(
+  db: Queryable,
+  { address, types, cursor, limit, instances }: ListNftCollectionsParameters,
+): Promise<NftCollectionRow[]> {
+  const params: unknown[] = [byteaParam(address), limit, instances, types.length > 0 ? types : nftTypes];
+  let keyset = "TRUE";
+  const rank = cursor.token_type === null ? null : nftTypeRank(cursor.token_type);
+  if (cursor.token_address !== null) {
+    const token = `$${params.push(byteaParam(cursor.token_address))}::bytea`;
+    const rankSql =
+      rank === null
+        ? `COALESCE((SELECT ${typeRank} FROM tokens t WHERE t.address = ${token}), 3)`
+        : `$${params.push(rank)}::int`;
+    keyset = `(c.type_rank, c.token_address) > (${rankSql}, ${token})`;
+  } else if (rank !== null) {
+    keyset = `c.type_rank > $${params.push(rank)}::int`;
+  }
+  return db.query<NftCollectionRow>(
+    `WITH collections AS (
+       SELECT b.token_address, t.type, ${typeRank} AS type_rank, count(*) AS amount
+       FROM token_balances b JOIN tokens t ON t.address = b.token_address
+       WHERE b.holder = $1 AND b.value > 0 AND b.token_id >= 0 AND t.type = ANY($4::text[])
+       GROUP BY b.token_address, t.type
+     ), page AS (
+       SELECT * FROM collections c WHERE ${keyset} ORDER BY c.type_rank, c.token_address LIMIT $2
+     )
+     SELECT ${hexColumn("p.token_address", "token_address")}, p.type, p.amount::text AS amount,
+       i.token_id::text AS token_id, i.value::text AS value, ${instanceColumns("i")}
+     FROM page p
+     CROSS JOIN LATERAL (
+       SELECT b.token_address, b.token_id, b.value, b.holder, p.type
+       FROM token_balances b
+       WHERE b.holder = $1 AND b.token_address = p.token_address AND b.value > 0 AND b.token_id >= 0
+       ORDER BY b.token_id DESC
+       LIMIT $3
+     ) i
+     LEFT JOIN token_instances ti ON ti.token_address = i.token_address AND ti.token_id = i.token_id
+     ORDER BY p.type_rank, p.token_address, i.token_id DESC`,
+    params,
+  );
+}
+
+export type TokenHolderRow = { holder: string; value: string; token_id: string | null };
+
+export type TokenHoldersCursor = { value: string | null; holder: string | null; token_id: string | null };
+
+export type ListTokenHoldersParameters = {
+  token: string;
+  /** The token's type: decides what a holder row is. */
+  type: string;
+  /** Holders of this one id only (an instance's holders). */
+  tokenId?: string;
+  cursor: TokenHoldersCursor;
+  limit: number;
+};
+
+/**
+ * One page of the holders (balance above zero) of a token, largest balance first, then holder address
+ * descending. A holder row is: the fungible balance (ERC-20, ERC-404), the number of ids held (ERC-721),
+ * the balance of one id (ERC-1155: one row per holder and id, ties broken by id descending), or, with
+ * `tokenId`, the balance of that id.
+ */
+export async function listTokenHolders(
+  db: Queryable,
+  { token, type, tokenId, cursor, limit }: ListTokenHoldersParameters,
+): Promise<TokenHolderRow[]> {
+  const params: unknown[] = [byteaParam(token), limit];
+  let rows: string;
+  let byId = false;
+  if (tokenId !== undefined) {
+    rows = `SELECT holder, value, token_id FROM token_balances
+            WHERE token_address = $1 AND token_id = $${params.push(tokenId)}::numeric AND value > 0`;
+  } else if (type === "ERC-721") {
+    rows = `SELECT holder, sum(value) AS value, NULL::numeric AS token_id FROM token_balances
+            WHERE token_address = $1 AND token_id >= 0 AND value > 0 GROUP BY holder`;
+  } else if (type === "ERC-1155") {
+    byId = true;
+    rows = `SELECT holder, value, token_id FROM token_balances
+            WHERE token_address = $1 AND token_id >= 0 AND value > 0`;
+  } else {
+    rows = `SELECT holder, value, NULL::numeric AS token_id FROM token_balances
+            WHERE token_address = $1 AND token_id = -1 AND value > 0`;
+  }
+  let keyset = "TRUE";
+  if (cursor.value !== null) {
+    const value = `$${params.push(cursor.value)}::numeric`;
+    if (cursor.holder === null) keyset = `h.value < ${value}`;
+    else {
+      const holder = `$${params.push(byteaParam(cursor.holder))}::bytea`;
+      keyset =
+        byId && cursor.token_id !== null
+          ? `(h.value, h.holder, h.token_id) < (${value}, ${holder}, $${params.push(cursor.token_id)}::numeric)`
+          : `(h.value, h.holder) < (${value}, ${holder})`;
+    }
+  }
+  return db.query<TokenHolderRow>(
+    `SELECT ${hexColumn("h.holder", "holder")}, h.value::text AS value, h.token_id::text AS token_id
+     FROM (${rows}) h
+     WHERE ${keyset}
+     ORDER BY h.value DESC, h.holder DESC${byId ? ", h.token_id DESC" : ""}
+     LIMIT $2`,
+    params,
+  );
+}
