@@ -4,6 +4,7 @@ import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { createIndexer, type Indexer } from "./indexer/create-indexer.ts";
+import { createMetadataFetcher } from "./indexer/create-metadata-fetcher.ts";
 import type { Logger } from "./logger.ts";
 import { createRpcClient } from "./rpc/client.ts";
 
@@ -23,7 +24,10 @@ export type CreateChainIndexerParameters = {
   logger: Logger;
 };
 
-/** The indexer for the configured node, with RPC retries logged through `logger`. */
+/**
+ * The indexer for the configured node. Its `run` also fetches NFT metadata in the background; when
+ * either stops with an error, the other is stopped too.
+ */
 export function createChainIndexer({ config, db, logger }: CreateChainIndexerParameters): Indexer {
   const client = createRpcClient({
     url: config.rpcUrl,
@@ -31,7 +35,8 @@ export function createChainIndexer({ config, db, logger }: CreateChainIndexerPar
     concurrency: config.concurrency * 2,
     timeoutMs: config.rpcTimeoutMs,
   });
-  return createIndexer({
+  const metadata = createMetadataFetcher({ db, client, logger, ipfsGateway: config.ipfsGateway });
+  const indexer = createIndexer({
     client,
     db,
     logger,
@@ -42,6 +47,26 @@ export function createChainIndexer({ config, db, logger }: CreateChainIndexerPar
     maxReorgDepth: config.maxReorgDepth,
     tracer: config.tracer,
   });
+  return {
+    ...indexer,
+    async run(signal) {
+      const both = new AbortController();
+      const stop = () => both.abort(signal.reason);
+      signal.addEventListener("abort", stop, { once: true });
+      try {
+        await Promise.all(
+          [indexer.run(both.signal), metadata.run(both.signal)].map((task) =>
+            task.catch((error) => {
+              both.abort(error);
+              throw error;
+            }),
+          ),
+        );
+      } finally {
+        signal.removeEventListener("abort", stop);
+      }
+    },
+  };
 }
 
 export type ServeParameters = { config: Config; db: Database; logger: Logger };

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { BaseError } from "./errors.ts";
+import { defaultIpfsGateway } from "./indexer/fetch-token-metadata.ts";
 
 export type Config = {
   /** JSON-RPC endpoint of the node to index (`ETHEREUM_JSONRPC_HTTP_URL`, `--rpc`). */
@@ -24,6 +25,8 @@ export type Config = {
   rpcTimeoutMs: number;
   /** How often the head is polled once caught up, in ms (`SEXTANT_POLL_INTERVAL`, `--poll-interval`). */
   pollIntervalMs: number;
+  /** Gateway for `ipfs://` token URIs (`IPFS_GATEWAY_URL`, `--ipfs-gateway`). */
+  ipfsGateway: string;
   /** Source of internal transactions (`SEXTANT_TRACER`, `--tracer`): auto, callTracer, parity or none. */
   tracer: "auto" | "callTracer" | "parity" | "none";
   /** Deepest chain reorganization followed (`SEXTANT_REORG_DEPTH`, `--reorg-depth`). */
@@ -91,6 +94,7 @@ const fields: Record<keyof Config, Field> = {
   rpcBatchSize: { env: "ETHEREUM_JSONRPC_BATCH_SIZE", flag: "rpc-batch-size", parse: integer(1, 10_000) },
   rpcTimeoutMs: { env: "ETHEREUM_JSONRPC_HTTP_TIMEOUT", flag: "rpc-timeout", parse: integer(100, 600_000) },
   pollIntervalMs: { env: "SEXTANT_POLL_INTERVAL", flag: "poll-interval", parse: integer(10, 600_000) },
+  ipfsGateway: { env: "IPFS_GATEWAY_URL", flag: "ipfs-gateway", parse: url(["http:", "https:"]) },
   tracer: {
     env: "SEXTANT_TRACER",
     flag: "tracer",
@@ -121,6 +125,7 @@ const defaults: Config = {
   rpcBatchSize: 100,
   rpcTimeoutMs: 30_000,
   pollIntervalMs: 1_000,
+  ipfsGateway: defaultIpfsGateway,
   tracer: "auto",
   maxReorgDepth: 128,
   logLevel: "info",

@@ -46,3 +46,35 @@ export function cursorDecimal(raw: string | undefined): string | null {
 export function lowerHex(raw: string): string {
   return raw.toLowerCase();
 }
+
+/** A cursor address as clients send it back: hex, or `null`/empty for "no value". */
+export const addressCursor = { type: "string", pattern: "^(0x[A-Fa-f0-9]{40}|null|)$" } as const;
+
+/** Pattern of a token id path parameter (Blockscout's `token_id_param`). */
+export const tokenIdPattern = "^-?([1-9][0-9]*|0)$";
+
+/** A token address and one of its ids (`/tokens/{address_hash}/instances/{id}/...`). */
+export const tokenInstanceParams = {
+  type: "object",
+  required: ["address_hash_param", "token_id_param"],
+  properties: {
+    address_hash_param: { type: "string", pattern: addressPattern },
+    token_id_param: { type: "string", pattern: tokenIdPattern },
+  },
+} as const;
+
+/** Blockscout's pattern of the `type` token-type list: case-insensitive, optionally in brackets. */
+export const tokenTypeListPattern =
+  "^\\[?(ERC-20|ERC-721|ERC-1155|ERC-404|ERC-7984)(,(ERC-20|ERC-721|ERC-1155|ERC-404|ERC-7984))*\\]?$";
+
+/**
+ * The token types of a `type` list that are among `allowed` (Blockscout drops the others), upper-cased
+ * and without duplicates; empty or absent means no filter (`[]`). Null when the list does not match
+ * `tokenTypeListPattern`.
+ */
+export function tokenTypeList(raw: string | undefined, allowed: readonly string[]): string[] | null {
+  if (raw === undefined || raw === "") return [];
+  if (!new RegExp(tokenTypeListPattern, "i").test(raw)) return null;
+  const labels = raw.toUpperCase().replace(/^\[/, "").replace(/\]$/, "").split(",");
+  return [...new Set(labels.filter((label) => allowed.includes(label)))];
+}

@@ -12,7 +12,10 @@ import type { Logger } from "../logger.ts";
 import { ApiError, invalidParameters } from "./errors.ts";
 import { addressInternalTransactionsRoute } from "./routes/address-internal-transactions.ts";
 import { addressLogsRoute } from "./routes/address-logs.ts";
+import { addressNftCollectionsRoute } from "./routes/address-nft-collections.ts";
+import { addressTokensRoute } from "./routes/address-tokens.ts";
 import { addressTransactionsRoute } from "./routes/address-transactions.ts";
+import { tokenHoldersRoutes } from "./routes/token-holders.ts";
 import { withdrawalsRoutes } from "./routes/withdrawals.ts";
 
 /** What every route needs: the database and the (briefly cached) indexed head. */
@@ -64,6 +67,9 @@ export async function createApiServer({
   addressLogsRoute(app, context);
   withdrawalsRoutes(app, context);
   addressInternalTransactionsRoute(app, context);
+  addressTokensRoute(app, context);
+  tokenHoldersRoutes(app, context);
+  addressNftCollectionsRoute(app, context);
   return app;
 }
 

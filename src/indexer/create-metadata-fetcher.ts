@@ -4,7 +4,11 @@ import { byteaParam } from "../db/table-rows.ts";
 import type { Logger } from "../logger.ts";
 import type { RpcClient } from "../rpc/client.ts";
 import { RpcError, RpcResponseError } from "../rpc/errors.ts";
-import { defaultIpfsGateway, type FetchTokenMetadataReturnType, fetchTokenMetadata } from "./fetch-token-metadata.ts";
+import {
+  defaultIpfsGateway,
+  type FetchTokenMetadataReturnType,
+  fetchTokenMetadata,
+} from "./fetch-token-metadata.ts";
 import { sleep } from "./retry.ts";
 
 /** Parameters of {@link createMetadataFetcher}. */
@@ -111,7 +115,11 @@ export function createMetadataFetcher({
         LIMIT $1`,
       [batchSize],
     );
-    return rows.map((row) => ({ address: row.address as Address, tokenId: BigInt(row.token_id), type: row.type }));
+    return rows.map((row) => ({
+      address: row.address as Address,
+      tokenId: BigInt(row.token_id),
+      type: row.type,
+    }));
   }
 
   async function readUris(instances: PendingInstance[]): Promise<UriResult[]> {
@@ -123,15 +131,16 @@ export function createMetadataFetcher({
     try {
       answers = await client.batch<Hex>(calls);
     } catch (error) {
-      // One reverting instance rejects the whole batch; asking one by one tells which.
-      if (!(error instanceof RpcResponseError) || error.retryable) throw error;
+      // One reverting instance rejects the whole batch; asking one by one tells which. Only an error
+      // object from the node is about an instance: a node out of reach fails the round instead.
+      if (!(error instanceof RpcResponseError)) throw error;
       return Promise.all(
         instances.map(async (instance, i) => {
           try {
             const answer = await client.request<Hex>(calls[i].method, calls[i].params);
             return decodeUri(instance, answer);
           } catch (error) {
-            if (error instanceof RpcResponseError && !error.retryable) return describeCallError(instance, error);
+            if (error instanceof RpcResponseError) return describeCallError(instance, error);
             throw error;
           }
         }),
@@ -140,7 +149,10 @@ export function createMetadataFetcher({
     return instances.map((instance, i) => decodeUri(instance, answers[i]));
   }
 
-  async function fetchWithRetries(uri: string, instance: PendingInstance): Promise<FetchTokenMetadataReturnType> {
+  async function fetchWithRetries(
+    uri: string,
+    instance: PendingInstance,
+  ): Promise<FetchTokenMetadataReturnType> {
     for (let attempt = 0; ; attempt++) {
       const result = await fetchTokenMetadata(uri, {
         ipfsGateway,
@@ -185,7 +197,8 @@ export function createMetadataFetcher({
       if ("error" in uri) outcome = { tokenUri: null, error: uri.error };
       else {
         const result = await fetchWithRetries(uri.uri, instance);
-        outcome = "error" in result ? { tokenUri: uri.uri, error: result.error } : { tokenUri: uri.uri, ...result };
+        outcome =
+          "error" in result ? { tokenUri: uri.uri, error: result.error } : { tokenUri: uri.uri, ...result };
       }
       if ("error" in outcome) failed++;
       await store(instance, outcome);

@@ -1,6 +1,6 @@
 import type { Address, Hex } from "viem";
 import type { RpcClient } from "./client.ts";
-import type { RpcResponseError } from "./errors.ts";
+import { isMethodNotSupported, type RpcResponseError } from "./errors.ts";
 import { toHexQuantity } from "./types.ts";
 
 export type EthCallParameters = { calls: { to: Address; data: Hex }[]; blockNumber: bigint };
@@ -16,13 +16,16 @@ export function isContractFailure(error: RpcResponseError): boolean {
   );
 }
 
-/** Calls contracts read-only at one block, batched; a failing contract does not fail the batch. */
+/**
+ * Calls contracts read-only at one block, batched; a failing contract does not fail the batch, and
+ * neither does a node that offers no eth_call (every answer is then its error).
+ */
 export async function eth_call(
   client: RpcClient,
   { calls, blockNumber }: EthCallParameters,
 ): Promise<EthCallReturnType> {
   return client.batchAccepting<Hex>(
     calls.map((call) => ({ method: "eth_call", params: [call, toHexQuantity(blockNumber)] })),
-    isContractFailure,
+    (error) => isContractFailure(error) || isMethodNotSupported(error),
   );
 }

@@ -1,0 +1,275 @@
+import { once } from "node:events";
+import { createServer, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fetchTokenMetadata, mediaUrls, resolveTokenUri } from "./fetch-token-metadata.ts";
+
+const gateway = "https://gateway.test/ipfs/";
+const cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
+
+describe("resolveTokenUri", () => {
+  it("substitutes {id} with 64 lowercase hex digits", () => {
+    expect(resolveTokenUri("https://x.test/{id}.json", 0xabcn, { ipfsGateway: gateway })).toBe(
+      `https://x.test/${"0".repeat(61)}abc.json`,
+    );
+  });
+
+  it("leaves {id} alone without an id (ERC-721)", () => {
+    expect(resolveTokenUri("https://x.test/{id}.json", undefined, { ipfsGateway: gateway })).toBe(
+      "https://x.test/{id}.json",
+    );
+  });
+
+  it("maps ipfs://, ipfs://ipfs/, bare CIDs and ar:// to gateways", () => {
+    const options = { ipfsGateway: gateway };
+    expect(resolveTokenUri(`ipfs://${cid}/1.json`, undefined, options)).toBe(`${gateway}${cid}/1.json`);
+    expect(resolveTokenUri(`ipfs://ipfs/${cid}`, undefined, options)).toBe(`${gateway}${cid}`);
+    expect(resolveTokenUri(`IPFS://${cid}`, undefined, options)).toBe(`${gateway}${cid}`);
+    expect(resolveTokenUri(`  ${cid}/2  `, undefined, options)).toBe(`${gateway}${cid}/2`);
+    expect(resolveTokenUri(`ipfs://${cid}`, undefined, { ipfsGateway: "http://127.0.0.1:8080/ipfs" })).toBe(
+      `http://127.0.0.1:8080/ipfs/${cid}`,
+    );
+    expect(resolveTokenUri("ar://abc/1", undefined, options)).toBe("https://arweave.net/abc/1");
+    expect(resolveTokenUri("https://x.test/a", undefined, options)).toBe("https://x.test/a");
+  });
+});
+
+describe("fetchTokenMetadata from data: URIs", () => {
+  const options = { ipfsGateway: gateway, timeoutMs: 1_000, maxBytes: 1_000 };
+  const json = { name: "A 100%", image: "data:image/svg+xml;base64,PHN2Zz4=" };
+
+  it("decodes base64", async () => {
+    const uri = `data:application/json;base64,${Buffer.from(JSON.stringify(json)).toString("base64")}`;
+    expect(await fetchTokenMetadata(uri, options)).toEqual({ metadata: json });
+  });
+
+  it("decodes percent-encoded and raw plain JSON", async () => {
+    const encoded = `data:application/json,${encodeURIComponent(JSON.stringify(json))}`;
+    expect(await fetchTokenMetadata(encoded, options)).toEqual({ metadata: json });
+    // "100%" is not a valid escape: the payload is taken as it is.
+    expect(await fetchTokenMetadata(`data:application/json,${JSON.stringify(json)}`, options)).toEqual({
+      metadata: json,
+    });
+  });
+
+  it("decodes ;utf8 and ;charset=utf-8", async () => {
+    const text = JSON.stringify({ name: "Ünïcödé ✓" });
+    expect(await fetchTokenMetadata(`data:application/json;utf8,${text}`, options)).toEqual({
+      metadata: { name: "Ünïcödé ✓" },
+    });
+    expect(await fetchTokenMetadata(`data:application/json;charset=utf-8,${text}`, options)).toEqual({
+      metadata: { name: "Ünïcödé ✓" },
+    });
+  });
+
+  it("accepts a URI that is the JSON itself", async () => {
+    expect(await fetchTokenMetadata('{"name":"inline"}', options)).toEqual({ metadata: { name: "inline" } });
+  });
+
+  it("reports bad data as short errors", async () => {
+    expect(await fetchTokenMetadata("data:application/json;base64,***", options)).toEqual({
+      error: "invalid base64 in data: URI",
+      retryable: false,
+    });
+    expect(await fetchTokenMetadata("data:application/json,{nope", options)).toEqual({
+      error: "invalid JSON",
+      retryable: false,
+    });
+    expect(await fetchTokenMetadata("data:application/json,[1,2]", options)).toEqual({
+      error: "metadata is not a JSON object",
+      retryable: false,
+    });
+    expect(await fetchTokenMetadata("data:text/html,<p>hi</p>", options)).toEqual({
+      error: "unexpected content type text/html",
+      retryable: false,
+    });
+    expect(await fetchTokenMetadata("", options)).toEqual({ error: "empty token URI", retryable: false });
+    expect(await fetchTokenMetadata("ftp://x.test/1", options)).toEqual({
+      error: "unsupported URI scheme ftp:",
+      retryable: false,
+    });
+  });
+});
+
+describe("fetchTokenMetadata over HTTP", () => {
+  let server: Server;
+  let base: string;
+  const options = { ipfsGateway: gateway, timeoutMs: 300, maxBytes: 10_000 };
+
+  function send(response: ServerResponse, status: number, type: string, body: string | Buffer) {
+    response.writeHead(status, { "content-type": type }).end(body);
+  }
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const path = request.url ?? "/";
+      if (path === "/ok.json") return send(response, 200, "application/json", '{"name":"ok"}');
+      if (path === "/plain") return send(response, 200, "text/plain; charset=utf-8", '{"name":"plain"}');
+      if (path === "/404") return send(response, 404, "text/plain", "not found");
+      if (path === "/500") return send(response, 500, "text/plain", "oops");
+      if (path === "/html") return send(response, 200, "text/html", "<html></html>");
+      if (path === "/image.png") return send(response, 200, "image/png", Buffer.alloc(100));
+      if (path === "/invalid") return send(response, 200, "application/json", "{not json");
+      if (path === "/array") return send(response, 200, "application/json", "[]");
+      if (path === "/slow") {
+        const timer = setTimeout(() => send(response, 200, "application/json", "{}"), 2_000);
+        response.on("close", () => clearTimeout(timer));
+        return;
+      }
+      if (path === "/slow-body") {
+        // Headers at once, the body never finishes.
+        response.writeHead(200, { "content-type": "application/json" });
+        response.write('{"name":');
+        return;
+      }
+      if (path === "/big") {
+        // Chunked, so only counting the bytes read can catch it.
+        response.writeHead(200, { "content-type": "application/json" });
+        response.write(`{"junk":"`);
+        for (let i = 0; i < 100; i++) response.write("x".repeat(1_000));
+        return response.end('"}');
+      }
+      if (path === "/big-declared") {
+        return send(response, 200, "application/json", `{"junk":"${"x".repeat(20_000)}"}`);
+      }
+      const match = /^\/1155\/([0-9a-f]{64})\.json$/.exec(path);
+      if (match) {
+        return send(
+          response,
+          200,
+          "application/json",
+          JSON.stringify({ name: match[1], image: "/{id}.png" }),
+        );
+      }
+      send(response, 404, "text/plain", "no route");
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it("reads JSON, also when labelled text/plain", async () => {
+    expect(await fetchTokenMetadata(`${base}/ok.json`, options)).toEqual({ metadata: { name: "ok" } });
+    expect(await fetchTokenMetadata(`${base}/plain`, options)).toEqual({ metadata: { name: "plain" } });
+  });
+
+  it("reports HTTP errors, retryable only for 5xx", async () => {
+    expect(await fetchTokenMetadata(`${base}/404`, options)).toEqual({ error: "HTTP 404", retryable: false });
+    expect(await fetchTokenMetadata(`${base}/500`, options)).toEqual({ error: "HTTP 500", retryable: true });
+  });
+
+  it("times out waiting for headers or for the body", async () => {
+    const started = Date.now();
+    expect(await fetchTokenMetadata(`${base}/slow`, options)).toEqual({
+      error: "timed out after 300 ms",
+      retryable: true,
+    });
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(await fetchTokenMetadata(`${base}/slow-body`, options)).toEqual({
+      error: "timed out after 300 ms",
+      retryable: true,
+    });
+  });
+
+  it("stops reading past maxBytes", async () => {
+    const tooBig = { error: "body larger than 10000 bytes", retryable: false };
+    expect(await fetchTokenMetadata(`${base}/big`, options)).toEqual(tooBig);
+    expect(await fetchTokenMetadata(`${base}/big-declared`, options)).toEqual(tooBig);
+  });
+
+  it("rejects HTML and takes an image as the image", async () => {
+    expect(await fetchTokenMetadata(`${base}/html`, options)).toEqual({
+      error: "unexpected content type text/html",
+      retryable: false,
+    });
+    expect(await fetchTokenMetadata(`${base}/image.png`, options)).toEqual({
+      metadata: { image: `${base}/image.png` },
+    });
+  });
+
+  it("rejects invalid JSON and non-objects", async () => {
+    expect(await fetchTokenMetadata(`${base}/invalid`, options)).toEqual({
+      error: "invalid JSON",
+      retryable: false,
+    });
+    expect(await fetchTokenMetadata(`${base}/array`, options)).toEqual({
+      error: "metadata is not a JSON object",
+      retryable: false,
+    });
+  });
+
+  it("substitutes an ERC-1155 id in the URI and in the metadata", async () => {
+    const hex = `${"0".repeat(62)}2a`;
+    expect(await fetchTokenMetadata(`${base}/1155/{id}.json`, { ...options, tokenId: 42n })).toEqual({
+      metadata: { name: hex, image: `/${hex}.png` },
+    });
+  });
+
+  it("fetches ipfs:// through the gateway", async () => {
+    expect(
+      await fetchTokenMetadata(`ipfs://ipfs/${cid}`, { ...options, ipfsGateway: `${base}/ipfs/` }),
+    ).toEqual({ error: "HTTP 404", retryable: false });
+    const seen: string[] = [];
+    const recording = (async (input: string | URL | Request) => {
+      seen.push(String(input));
+      return new Response('{"name":"from ipfs"}', { headers: { "content-type": "text/plain" } });
+    }) as typeof fetch;
+    expect(await fetchTokenMetadata(`ipfs://${cid}/7`, { ...options, fetch: recording })).toEqual({
+      metadata: { name: "from ipfs" },
+    });
+    expect(seen).toEqual([`${gateway}${cid}/7`]);
+  });
+
+  it("reports a refused connection as retryable", async () => {
+    const closed = createServer();
+    closed.listen(0, "127.0.0.1");
+    await once(closed, "listening");
+    const port = (closed.address() as AddressInfo).port;
+    closed.close();
+    await once(closed, "close");
+    expect(await fetchTokenMetadata(`http://127.0.0.1:${port}/x`, options)).toEqual({
+      error: "request failed: ECONNREFUSED",
+      retryable: true,
+    });
+  });
+});
+
+describe("mediaUrls", () => {
+  it("derives the API's media links as Blockscout does", () => {
+    expect(
+      mediaUrls({
+        image: `ipfs://${cid}/a b.png`,
+        animation_url: "ipfs://ipfs/Qmx/anim.mp4",
+        external_url: "https://app.test/1",
+      }),
+    ).toEqual({
+      image_url: `https://ipfs.io/ipfs/${cid}/a%20b.png`,
+      animation_url: "https://ipfs.io/ipfs/Qmx/anim.mp4",
+      external_app_url: "https://app.test/1",
+    });
+  });
+
+  it("prefers image_url, falls back to properties.image, and blanks to null", () => {
+    expect(mediaUrls({ image_url: "https://a.test/1.png", image: "https://a.test/2.png" }).image_url).toBe(
+      "https://a.test/1.png",
+    );
+    expect(mediaUrls({ properties: { image: { description: "https://a.test/3.png" } } }).image_url).toBe(
+      "https://a.test/3.png",
+    );
+    expect(mediaUrls({ image: ["https://a.test/4.png"] }).image_url).toBe("https://a.test/4.png");
+    expect(mediaUrls({ image: "  ", external_url: " " })).toEqual({
+      image_url: null,
+      animation_url: null,
+      external_app_url: null,
+    });
+    expect(mediaUrls(null)).toEqual({ image_url: null, animation_url: null, external_app_url: null });
+    expect(mediaUrls({ image: `ipfs://${cid}` }, { ipfsGateway: gateway }).image_url).toBe(
+      `${gateway}${cid}`,
+    );
+  });
+});

@@ -1,0 +1,557 @@
+import { readFileSync } from "node:fs";
+import type { FastifyInstance } from "fastify";
+import { checksumAddress, type Hex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiServer } from "../src/api/server.ts";
+import type { Database } from "../src/db/client.ts";
+import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+
+// Balances are written directly: the rows the indexer would keep, in the numbers the tests need.
+const holder = "0xc0de20a37e2dac848f81a93bd85fe4acdde7c0de";
+const collector = "0x00000000000000000000000000000000000c011e";
+const two70 = 2n ** 70n;
+
+/** A distinct lowercase address per group and number. */
+const address = (group: number, n: number) =>
+  `0x${group.toString(16).padStart(8, "0")}${n.toString(16).padStart(32, "0")}`;
+
+type TokenSeed = [address: string, type: string, name: string | null];
+type BalanceSeed = [token: string, id: bigint | number, holder: string, value: bigint | number];
+type InstanceSeed = [token: string, id: bigint | number, metadata: unknown, error: string | null];
+
+async function insertTokens(db: Database, tokens: TokenSeed[]) {
+  await db.query(
+    `INSERT INTO tokens (address, type, name, symbol, decimals, total_supply, first_seen_block, read_at_block)
+     SELECT decode(substr(a, 3), 'hex'), t, n, 'SYM', CASE WHEN t = 'ERC-20' THEN 18 END, 1000000, 1, 1
+     FROM unnest($1::text[], $2::text[], $3::text[]) AS u(a, t, n)`,
+    [tokens.map((t) => t[0]), tokens.map((t) => t[1]), tokens.map((t) => t[2])],
+  );
+}
+
+async function insertBalances(db: Database, balances: BalanceSeed[]) {
+  await db.query(
+    `INSERT INTO token_balances (token_address, token_id, holder, value)
+     SELECT decode(substr(t, 3), 'hex'), i::numeric, decode(substr(h, 3), 'hex'), v::numeric
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(t, i, h, v)`,
+    [0, 1, 2, 3].map((column) => balances.map((row) => String(row[column]))),
+  );
+}
+
+async function insertInstances(db: Database, instances: InstanceSeed[]) {
+  await db.query(
+    `INSERT INTO token_instances (token_address, token_id, first_seen_block, metadata, metadata_error)
+     SELECT decode(substr(t, 3), 'hex'), i::numeric, 1, m::jsonb, e
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(t, i, m, e)`,
+    [
+      instances.map((row) => row[0]),
+      instances.map((row) => String(row[1])),
+      instances.map((row) => (row[2] === null ? null : JSON.stringify(row[2]))),
+      instances.map((row) => row[3]),
+    ],
+  );
+}
+
+/** Keys of the first item (and its nested objects) of a recorded eth.blockscout.com response. */
+function recorded(name: string): Record<string, unknown>[] {
+  const file = `${import.meta.dirname}/../../shared/reference/recorded-eth-mainnet/${name}.json`;
+  const body = JSON.parse(JSON.parse(readFileSync(file, "utf8")).response.body);
+  return body.items;
+}
+
+const keys = (value: unknown) => Object.keys(value as object).sort();
+
+// Endpoint 1: the holder's 51 rows.
+const erc20 = Array.from({ length: 19 }, (_, i) => address(1, i + 1));
+const erc721 = address(2, 1);
+const erc1155 = address(3, 1);
+const erc404 = address(4, 1);
+const emptyToken = address(5, 1);
+// Endpoint 6 and 9.
+const fungible = address(6, 1);
+const multi = address(7, 1);
+const unknownToken = address(8, 1);
+// Endpoint 11: 50 ERC-721, 50 ERC-1155 and 2 ERC-404 collections.
+const collections721 = Array.from({ length: 50 }, (_, i) => address(9, i + 1));
+const collections1155 = Array.from({ length: 50 }, (_, i) => address(10, i + 1));
+const collections404 = Array.from({ length: 2 }, (_, i) => address(11, i + 1));
+
+/** Values of the fungible token's 51 holders: beyond 2^64, in groups of three equal values. */
+const fungibleHolders = Array.from({ length: 51 }, (_, i) => ({
+  address: address(12, i + 1),
+  value: two70 + BigInt(Math.floor(i / 3)),
+}));
+
+async function seed(db: Database) {
+  await db.query(
+    `INSERT INTO blocks (number, hash, parent_hash, timestamp, miner, gas_limit, gas_used, extra_data, sha3_uncles,
+       state_root, transactions_root, receipts_root, logs_bloom, transaction_count)
+     VALUES (1, '\\x01', '\\x00', 1700000000, '\\x00', 30000000, 0, '\\x', '\\x', '\\x', '\\x', '\\x', '\\x', 0)`,
+  );
+  await db.query("INSERT INTO checkpoints (name, block_number) VALUES ('blocks', 1)");
+  await db.query(
+    "INSERT INTO addresses (hash, is_contract, first_seen_block) VALUES ($1, false, 1), ($2, true, 1)",
+    [Buffer.from(holder.slice(2), "hex"), Buffer.from(fungibleHolders[50].address.slice(2), "hex")],
+  );
+  await insertTokens(db, [
+    ...erc20.map((a, i): TokenSeed => [a, "ERC-20", i === 0 ? null : `Coin ${i}`]),
+    [erc721, "ERC-721", "Collectible"],
+    [erc1155, "ERC-1155", "Multi"],
+    [erc404, "ERC-404", "Hybrid"],
+    [emptyToken, "ERC-20", "Spent"],
+    [fungible, "ERC-20", "Fungible"],
+    [multi, "ERC-1155", "Multi holders"],
+    ...collections721.map((a): TokenSeed => [a, "ERC-721", "C721"]),
+    ...collections1155.map((a): TokenSeed => [a, "ERC-1155", "C1155"]),
+    ...collections404.map((a): TokenSeed => [a, "ERC-404", "C404"]),
+  ]);
+  await insertBalances(db, [
+    // 19 ERC-20 balances (ties of equal values), one above 2^64; a spent balance that is not listed.
+    ...erc20.map(
+      (a, i): BalanceSeed => [a, -1, holder, i === 5 ? two70 + 1n : BigInt((i % 5) + 1) * 10n ** 18n],
+    ),
+    [emptyToken, -1, holder, 0],
+    // ERC-721: three ids, one row of value 3.
+    [erc721, 1, holder, 1],
+    [erc721, 2, holder, 1],
+    [erc721, 3, holder, 1],
+    [erc721, 4, fungibleHolders[1].address, 1],
+    // ERC-1155: 29 ids; id 100 has a second holder, id 101 a balance of 5.
+    ...Array.from({ length: 29 }, (_, i): BalanceSeed => [erc1155, 100 + i, holder, i === 1 ? 5 : 1]),
+    [erc1155, 100, fungibleHolders[2].address, 2],
+    // ERC-404: the fungible side and one id.
+    [erc404, -1, holder, 5n * 10n ** 18n],
+    [erc404, 7, holder, 1],
+    // Endpoint 6: 51 holders of the fungible token, a spent one.
+    ...fungibleHolders.map((h): BalanceSeed => [fungible, -1, h.address, h.value]),
+    [fungible, -1, address(12, 99), 0],
+    // Endpoint 6 for ERC-1155 and endpoint 9: id 5 of `multi` has 51 holders; two holders hold id 6 too.
+    ...fungibleHolders.map((h): BalanceSeed => [multi, 5, h.address, h.value]),
+    [multi, 6, fungibleHolders[50].address, fungibleHolders[50].value],
+    [multi, 6, fungibleHolders[49].address, 1],
+    // Endpoint 11: one id per collection; 12 ids in the first ERC-721 and 10 in the first ERC-1155.
+    ...collections721.map((a): BalanceSeed => [a, 1, collector, 1]),
+    ...Array.from({ length: 11 }, (_, i): BalanceSeed => [collections721[0], 2 + i, collector, 1]),
+    ...collections1155.map((a): BalanceSeed => [a, 1, collector, 3]),
+    ...Array.from({ length: 9 }, (_, i): BalanceSeed => [collections1155[0], 2 + i, collector, 1]),
+    ...collections404.map((a): BalanceSeed => [a, -1, collector, 10n ** 18n]),
+    ...collections404.map((a): BalanceSeed => [a, 42, collector, 1]),
+  ]);
+  await insertInstances(db, [
+    [
+      erc1155,
+      100,
+      { name: "One hundred", image: "ipfs://QmImage", external_url: "https://example.org/100" },
+      null,
+    ],
+    [erc1155, 102, null, "request failed: 404"],
+    [collections721[0], 12, { name: "Twelve", image_url: "https://example.org/12.png" }, null],
+  ]);
+}
+
+describe.each(databaseKinds)("token balance lists on %s", (kind) => {
+  let test: TestDatabase;
+  let app: FastifyInstance;
+  const get = async (url: string) => {
+    const response = await app.inject(url);
+    return {
+      status: response.statusCode,
+      body: response.json(),
+      text: response.body,
+      headers: response.headers,
+    };
+  };
+  const query = (params: Record<string, unknown>) =>
+    new URLSearchParams(
+      Object.entries(params).map(([key, value]) => [key, value === null ? "null" : String(value)]),
+    );
+  /** Every page of a list, following next_page_params as raw JSON text (so big numbers keep their digits). */
+  const allPages = async (path: string, extra: Record<string, string> = {}) => {
+    const pages: {
+      items: Record<string, unknown>[];
+      text: string;
+      cursor: Record<string, unknown> | null;
+    }[] = [];
+    let params: Record<string, unknown> | null = {};
+    while (params) {
+      const separator = path.includes("?") ? "&" : "?";
+      const response = await get(`${path}${separator}${query({ ...extra, ...params })}`);
+      expect(response.status).toBe(200);
+      const rawCursor = /"next_page_params":(\{.*\})\}$/.exec(response.text)?.[1];
+      // Numbers are taken with their exact digits from the text, not from a float.
+      params = rawCursor
+        ? Object.fromEntries(
+            [...rawCursor.matchAll(/"([a-z_]+)":("[^"]*"|[0-9]+|null)/g)].map(([, key, value]) => [
+              key,
+              value.startsWith('"') ? value.slice(1, -1) : value,
+            ]),
+          )
+        : null;
+      pages.push({ items: response.body.items, text: response.text, cursor: params });
+      if (pages.length > 10) throw new Error("too many pages");
+    }
+    return pages;
+  };
+
+  beforeAll(async () => {
+    test = await createTestDatabase(kind);
+    await seed(test.db);
+    app = await createApiServer({ db: test.db });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await test?.drop();
+  });
+
+  describe("/addresses/{hash}/tokens", () => {
+    it("pages 51 balances as 50 and a cursor, then 1 and null, largest value first", async () => {
+      const pages = await allPages(`/api/v2/addresses/${holder}/tokens`);
+      expect(pages.map((page) => page.items.length)).toEqual([50, 1]);
+      const cursor = pages[0].cursor as Record<string, string>;
+      const last = pages[0].items[49] as { value: string; token: { name: string; type: string } };
+      expect(Object.keys(cursor).sort()).toEqual([
+        "fiat_value",
+        "id",
+        "items_count",
+        "token_name",
+        "token_type",
+        "value",
+      ]);
+      expect(pages[0].text).toContain(`"value":${last.value}`);
+      expect(cursor).toMatchObject({ fiat_value: "null", items_count: "50", token_type: last.token.type });
+      const items = pages.flatMap((page) => page.items) as {
+        value: string;
+        token: { address_hash: string };
+        token_id: string | null;
+      }[];
+      const rows = items.map((item) => `${item.token.address_hash.toLowerCase()}:${item.token_id}`);
+      expect(new Set(rows).size).toBe(51);
+      for (let i = 1; i < items.length; i++) {
+        const [a, b] = [items[i - 1], items[i]];
+        const order = BigInt(a.value) - BigInt(b.value);
+        expect(order >= 0n).toBe(true);
+        if (order === 0n) {
+          expect(a.token.address_hash.toLowerCase() >= b.token.address_hash.toLowerCase()).toBe(true);
+        }
+      }
+      expect(items[0].value).toBe((two70 + 1n).toString());
+      expect(rows).not.toContain(`${emptyToken}:null`);
+    });
+
+    it("renders each row with the token (integer holders_count), id and instance", async () => {
+      const { body, headers } = await get(`/api/v2/addresses/${holder}/tokens?type=ERC-721,ERC-1155,ERC-404`);
+      expect(headers["content-type"]).toBe("application/json; charset=utf-8");
+      const nft = body.items.find((item: { token: { type: string } }) => item.token.type === "ERC-721");
+      expect(nft).toMatchObject({ value: "3", token_id: null, token_instance: null });
+      expect(nft.token).toMatchObject({ holders_count: 2, holders: 2, name: "Collectible", decimals: null });
+      expect(nft.token.address_hash).toBe(checksumAddress(erc721 as Hex));
+      expect(nft.token.address).toBe(nft.token.address_hash);
+      const byId = (id: string) => body.items.find((item: { token_id: string }) => item.token_id === id);
+      const shared = byId("100");
+      expect(shared.token).toMatchObject({ type: "ERC-1155", holders_count: 2 });
+      expect(shared.token_instance).toMatchObject({
+        id: "100",
+        is_unique: false,
+        owner: null,
+        metadata: { name: "One hundred" },
+        image_url: "https://ipfs.io/ipfs/QmImage",
+        media_url: "ipfs://QmImage",
+        external_app_url: "https://example.org/100",
+        animation_url: null,
+        thumbnails: null,
+        media_type: null,
+      });
+      expect(shared.token_instance.holder_address_hash).toBe(checksumAddress(holder));
+      expect(shared.token_instance.token).toMatchObject({ holders_count: "2", type: "ERC-1155" });
+      expect(byId("101").token_instance).toMatchObject({ is_unique: false, owner: null });
+      const unique = byId("103").token_instance;
+      expect(unique).toMatchObject({ is_unique: true, metadata: null, image_url: null });
+      expect(unique.owner).toMatchObject({ is_contract: false, is_verified: false });
+      expect(unique.owner.hash.toLowerCase()).toBe(holder);
+      expect(byId("102").token_instance.metadata).toBeNull();
+      expect(byId("7")).toMatchObject({ value: "1", token: { type: "ERC-404" } });
+      expect(byId("7").token_instance).toMatchObject({ is_unique: true });
+      const fungibleSide = body.items.find(
+        (item: { token: { type: string }; token_id: string | null }) =>
+          item.token.type === "ERC-404" && item.token_id === null,
+      );
+      expect(fungibleSide).toMatchObject({ value: "5000000000000000000", token_instance: null });
+    });
+
+    it.each([
+      ["ERC-20", 19],
+      ["erc-20", 19],
+      ["[ERC-721,erc-1155]", 30],
+      ["ERC-404", 2],
+      ["Erc-1155,ERC-404,erc-1155", 31],
+      ["", 51],
+    ])("filters type=%s to %i rows", async (type, count) => {
+      const pages = await allPages(`/api/v2/addresses/${holder}/tokens?type=${encodeURIComponent(type)}`);
+      expect(pages.flatMap((page) => page.items)).toHaveLength(count);
+    });
+
+    it("answers a bad type with Blockscout's 422", async () => {
+      const { status, body } = await get(`/api/v2/addresses/${holder}/tokens?type=ERC-999`);
+      expect(status).toBe(422);
+      expect(body.errors).toHaveLength(3);
+      expect(body.errors.map((error: { source: { pointer: string } }) => error.source.pointer)).toEqual([
+        "/type",
+        "/type",
+        "/type",
+      ]);
+      expect(body.errors[2].detail).toBe(
+        "Invalid format. Expected ~r/^\\[?(ERC-20|ERC-721|ERC-1155|ERC-404|ERC-7984)(,(ERC-20|ERC-721|ERC-1155|ERC-404|ERC-7984))*\\]?$/i",
+      );
+    });
+
+    it("accepts null, empty and partial cursors without repeating rows", async () => {
+      const first = await get(`/api/v2/addresses/${holder}/tokens`);
+      const nulls = await get(
+        `/api/v2/addresses/${holder}/tokens?value=null&id=null&fiat_value=null&items_count=`,
+      );
+      expect(nulls.body).toEqual(first.body);
+      const value = /"value":([0-9]+)/.exec(first.text.slice(first.text.indexOf('"next_page_params"')))?.[1];
+      const partial = await get(
+        `/api/v2/addresses/${holder}/tokens?value=${value}&token_name=x&token_type=ERC-20`,
+      );
+      expect(partial.status).toBe(200);
+      for (const item of partial.body.items) expect(BigInt(item.value) < BigInt(value as string)).toBe(true);
+      expect((await get(`/api/v2/addresses/${holder}/tokens?id=nonsense`)).status).toBe(422);
+    });
+
+    it("answers an unknown address with an empty page", async () => {
+      expect((await get(`/api/v2/addresses/${address(99, 1)}/tokens`)).body).toEqual({
+        items: [],
+        next_page_params: null,
+      });
+    });
+
+    it("sends every key of the recorded Blockscout response", async () => {
+      const real = recorded("_api_v2_addresses_0xc0de20a37e2dac848f81a93bd85fe4acdde7c0de_tokens");
+      const { body } = await get(`/api/v2/addresses/${holder}/tokens?type=ERC-1155`);
+      const ours = body.items[0];
+      const theirs = real.find((item) => item.token_instance) as Record<string, Record<string, unknown>>;
+      expect(keys(ours)).toEqual(expect.arrayContaining(keys(theirs)));
+      expect(keys(ours.token)).toEqual(expect.arrayContaining(keys(theirs.token)));
+      expect(keys(ours.token_instance)).toEqual(expect.arrayContaining(keys(theirs.token_instance)));
+      expect(keys(ours.token_instance.token)).toEqual(
+        expect.arrayContaining(keys(theirs.token_instance.token)),
+      );
+      expect(keys(ours.token_instance)).toEqual(expect.arrayContaining(["holder_address_hash", "owner"]));
+    });
+  });
+
+  describe("/tokens/{hash}/holders", () => {
+    it("pages 51 holders, largest first, equal values by address descending, big values exact", async () => {
+      const pages = await allPages(`/api/v2/tokens/${fungible}/holders`);
+      expect(pages.map((page) => page.items.length)).toEqual([50, 1]);
+      const items = pages.flatMap((page) => page.items) as {
+        address_hash: { hash: string };
+        value: string;
+        token_id: null;
+      }[];
+      const expected = [...fungibleHolders]
+        .sort((a, b) => (a.value === b.value ? (a.address < b.address ? 1 : -1) : a.value < b.value ? 1 : -1))
+        .map((h) => [h.address, h.value.toString()]);
+      expect(items.map((item) => [item.address_hash.hash.toLowerCase(), item.value])).toEqual(expected);
+      const cursor = pages[0].cursor as Record<string, string>;
+      expect(Object.keys(cursor).sort()).toEqual(["address_hash", "items_count", "value"]);
+      expect(cursor.value).toBe(expected[49][1]);
+      expect(BigInt(cursor.value) > 2n ** 64n).toBe(true);
+      expect(pages[0].text).toContain(`"value":${expected[49][1]}`);
+      expect(cursor.address_hash).toBe(expected[49][0]);
+      expect(items.every((item) => item.token_id === null)).toBe(true);
+    });
+
+    it("renders the address as address and address_hash, with the recorded keys", async () => {
+      const { body } = await get(`/api/v2/tokens/${fungible}/holders`);
+      const item = body.items.find(
+        (entry: { address: { hash: string } }) =>
+          entry.address.hash.toLowerCase() === fungibleHolders[50].address,
+      );
+      expect(item.address).toEqual(item.address_hash);
+      expect(item.address).toMatchObject({ is_contract: true, is_verified: false });
+      const [theirs] = recorded("_api_v2_tokens_0xD4416b13d2b3a9aBae7AcD5D6C2BbDBE25686401_holders");
+      expect(keys(item)).toEqual(expect.arrayContaining([...keys(theirs), "address_hash"]));
+      expect(keys(item.address)).toEqual(expect.arrayContaining(keys(theirs.address)));
+    });
+
+    it("lists ERC-1155 holders once per id and ERC-721 holders with their id count", async () => {
+      const pages = await allPages(`/api/v2/tokens/${multi}/holders`);
+      const items = pages.flatMap((page) => page.items) as { address: { hash: string }; token_id: string }[];
+      expect(items).toHaveLength(53);
+      expect(new Set(items.map((item) => `${item.address.hash}:${item.token_id}`)).size).toBe(53);
+      const top = fungibleHolders[50];
+      expect(items.slice(0, 2).map((item) => [item.address.hash.toLowerCase(), item.token_id])).toEqual([
+        [top.address, "6"],
+        [top.address, "5"],
+      ]);
+      expect(pages[0].cursor).toHaveProperty("token_id");
+      const nft = await get(`/api/v2/tokens/${erc721}/holders`);
+      expect(
+        nft.body.items.map((item: { value: string; token_id: null }) => [item.value, item.token_id]),
+      ).toEqual([
+        ["3", null],
+        ["1", null],
+      ]);
+    });
+
+    it("answers an unknown token with 404 and a bad address with 422", async () => {
+      const unknown = await get(`/api/v2/tokens/${unknownToken}/holders`);
+      expect(unknown.status).toBe(404);
+      expect(unknown.body).toEqual({ message: "Not found" });
+      expect((await get("/api/v2/tokens/0x12/holders")).status).toBe(422);
+      expect((await get(`/api/v2/tokens/${fungible}/holders?value=1.5e21`)).status).toBe(422);
+    });
+  });
+
+  describe("/tokens/{hash}/instances/{id}/holders", () => {
+    it("pages 51 holders of one id with an exact value cursor", async () => {
+      const pages = await allPages(`/api/v2/tokens/${multi}/instances/5/holders`);
+      expect(pages.map((page) => page.items.length)).toEqual([50, 1]);
+      const items = pages.flatMap((page) => page.items) as { address: { hash: string }; token_id: string }[];
+      expect(new Set(items.map((item) => item.address.hash)).size).toBe(51);
+      expect(items.every((item) => item.token_id === "5")).toBe(true);
+      const cursor = pages[0].cursor as Record<string, string>;
+      expect(Object.keys(cursor).sort()).toEqual(["address_hash", "items_count", "token_id", "value"]);
+      expect(cursor.token_id).toBe("5");
+      expect(pages[0].text).toMatch(/"value":1180591620717411303[0-9]{3}\b/);
+      const [theirs] = recorded(
+        "_api_v2_tokens_0xD4416b13d2b3a9aBae7AcD5D6C2BbDBE25686401_instances_25625468407840116393736812939389551247551040926951238633020744494000165263268_holders",
+      );
+      expect(keys(items[0])).toEqual(expect.arrayContaining(keys(theirs)));
+    });
+
+    it("answers 404 for an unknown or ERC-20 token, 422 for a bad id, empty for an id nobody holds", async () => {
+      expect((await get(`/api/v2/tokens/${unknownToken}/instances/5/holders`)).status).toBe(404);
+      const fungibleToken = await get(`/api/v2/tokens/${fungible}/instances/5/holders`);
+      expect(fungibleToken.status).toBe(404);
+      expect(fungibleToken.body).toEqual({ message: "Not found" });
+      for (const id of ["abc", "01", "1.5"]) {
+        const bad = await get(`/api/v2/tokens/${multi}/instances/${id}/holders`);
+        expect(bad.status).toBe(422);
+        expect(bad.body.errors).toEqual([
+          {
+            title: "Invalid value",
+            source: { pointer: "/token_id_param" },
+            detail: "Invalid format. Expected ~r/^-?([1-9][0-9]*|0)$/",
+          },
+        ]);
+      }
+      for (const id of ["-1", "999", "9".repeat(90)]) {
+        expect((await get(`/api/v2/tokens/${multi}/instances/${id}/holders`)).body).toEqual({
+          items: [],
+          next_page_params: null,
+        });
+      }
+      const nft = await get(`/api/v2/tokens/${erc721}/instances/2/holders`);
+      expect(nft.body.items).toHaveLength(1);
+      expect(nft.body.items[0]).toMatchObject({ value: "1", token_id: "2" });
+    });
+  });
+
+  describe("/addresses/{hash}/nft/collections", () => {
+    it("pages 102 collections as 50 ERC-721, 50 ERC-1155 and 2 ERC-404, address ascending within", async () => {
+      const pages = await allPages(`/api/v2/addresses/${collector}/nft/collections`);
+      expect(pages.map((page) => page.items.length)).toEqual([50, 50, 2]);
+      const tokens = pages.flatMap((page) =>
+        page.items.map((item) => (item.token as { address_hash: string }).address_hash.toLowerCase()),
+      );
+      expect(tokens).toEqual([...collections721, ...collections1155, ...collections404]);
+      expect(pages[0].cursor).toEqual({
+        token_contract_address_hash: collections721[49],
+        token_type: "ERC-721",
+        items_count: "50",
+      });
+      expect(pages[1].cursor).toMatchObject({ token_type: "ERC-1155" });
+    });
+
+    it("lists at most 9 instances per collection, highest id first, with amount and value", async () => {
+      const { body } = await get(`/api/v2/addresses/${collector}/nft/collections`);
+      const first = body.items[0];
+      expect(first.amount).toBe("12");
+      expect(first.token).toMatchObject({ type: "ERC-721", holders_count: "1", holders: "1" });
+      expect(first.token_instances.map((instance: { id: string }) => instance.id)).toEqual([
+        "12",
+        "11",
+        "10",
+        "9",
+        "8",
+        "7",
+        "6",
+        "5",
+        "4",
+      ]);
+      expect(first.token_instances[0]).toMatchObject({
+        token_type: "ERC-721",
+        value: "1",
+        is_unique: true,
+        token: null,
+        metadata: { name: "Twelve" },
+        image_url: "https://example.org/12.png",
+      });
+      expect(first.token_instances[0].owner.hash.toLowerCase()).toBe(collector);
+      expect(body.items[1]).toMatchObject({ amount: "1" });
+      const second = await get(`/api/v2/addresses/${collector}/nft/collections?type=ERC-1155`);
+      const multiple = second.body.items[0];
+      expect(multiple.amount).toBe("10");
+      expect(multiple.token_instances).toHaveLength(9);
+      expect(multiple.token_instances.at(-1)).toMatchObject({ id: "2", value: "1", token_type: "ERC-1155" });
+      expect(
+        multiple.token_instances.find((instance: { id: string }) => instance.id === "1"),
+      ).toBeUndefined();
+      expect(second.body.items[1].token_instances).toEqual([
+        expect.objectContaining({ id: "1", value: "3", is_unique: false, owner: null }),
+      ]);
+    });
+
+    it("filters by type in any case and brackets; a non-NFT list means every type", async () => {
+      const count = async (type: string) =>
+        (
+          await allPages(`/api/v2/addresses/${collector}/nft/collections?type=${encodeURIComponent(type)}`)
+        ).flatMap((page) => page.items).length;
+      expect(await count("erc-404")).toBe(2);
+      expect(await count("[ERC-404,erc-721]")).toBe(52);
+      expect(await count("ERC-20")).toBe(102);
+      const bad = await get(`/api/v2/addresses/${collector}/nft/collections?type=ERC-20,foo`);
+      expect(bad.status).toBe(422);
+      expect(bad.body.errors[0].source.pointer).toBe("/type");
+      const erc404Items = (await get(`/api/v2/addresses/${collector}/nft/collections?type=ERC-404`)).body
+        .items;
+      expect(erc404Items[0]).toMatchObject({ amount: "1" });
+      expect(erc404Items[0].token_instances).toEqual([expect.objectContaining({ id: "42", value: "1" })]);
+    });
+
+    it("resumes from partial cursors without repeating", async () => {
+      const onlyType = await get(`/api/v2/addresses/${collector}/nft/collections?token_type=ERC-1155`);
+      expect(onlyType.body.items.map((item: { token: { type: string } }) => item.token.type)).toEqual([
+        "ERC-404",
+        "ERC-404",
+      ]);
+      const onlyAddress = await get(
+        `/api/v2/addresses/${collector}/nft/collections?token_contract_address_hash=${collections1155[47]}`,
+      );
+      expect(
+        onlyAddress.body.items.map((item: { token: { address_hash: string } }) =>
+          item.token.address_hash.toLowerCase(),
+        ),
+      ).toEqual([collections1155[48], collections1155[49], ...collections404]);
+      expect((await get(`/api/v2/addresses/${collector}/nft/collections?token_type=ERC-20`)).status).toBe(
+        422,
+      );
+    });
+
+    it("sends every key of the recorded Blockscout response", async () => {
+      const [theirs] = recorded(
+        "_api_v2_addresses_0xc0de20a37e2dac848f81a93bd85fe4acdde7c0de_nft_collections",
+      ) as {
+        token: object;
+        token_instances: object[];
+      }[];
+      const { body } = await get(`/api/v2/addresses/${collector}/nft/collections`);
+      const ours = body.items[0];
+      expect(keys(ours)).toEqual(expect.arrayContaining(keys(theirs)));
+      expect(keys(ours.token)).toEqual(expect.arrayContaining(keys(theirs.token)));
+      expect(keys(ours.token_instances[0])).toEqual(expect.arrayContaining(keys(theirs.token_instances[0])));
+    });
+  });
+});

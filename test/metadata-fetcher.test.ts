@@ -1,0 +1,230 @@
+import { once } from "node:events";
+import { createServer, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import solc from "solc";
+import { type Abi, type Address, encodeFunctionData, type Hex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { byteaParam } from "../src/db/table-rows.ts";
+import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
+import { createMetadataFetcher } from "../src/indexer/create-metadata-fetcher.ts";
+import { createLogger } from "../src/logger.ts";
+import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
+import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+
+// One contract serves as both kinds: `tokenURI` reverts for an id never set, `uri` answers a template.
+const source = `
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+contract Uris {
+  mapping(uint256 => string) private uris;
+  string private template;
+  function set(uint256 id, string calldata value) external { uris[id] = value; }
+  function setTemplate(string calldata value) external { template = value; }
+  function tokenURI(uint256 id) external view returns (string memory) {
+    require(bytes(uris[id]).length > 0, "no such token");
+    return uris[id];
+  }
+  function uri(uint256) external view returns (string memory) { return template; }
+}`;
+
+function compileUris(): { abi: Abi; bytecode: Hex } {
+  const input = {
+    language: "Solidity",
+    sources: { "Uris.sol": { content: source } },
+    settings: { evmVersion: "cancun", outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } },
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input)));
+  const contract = output.contracts["Uris.sol"].Uris;
+  return { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+}
+
+const maxBytes = 5_000;
+const timeoutMs = 300;
+
+describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
+  let anvil: Anvil;
+  let client: RpcClient;
+  let server: Server;
+  let base: string;
+  let test: TestDatabase;
+  let nft: Address;
+  let multi: Address;
+  let account: Address;
+  let flakyAnswers = 0;
+
+  function send(response: ServerResponse, status: number, body: string) {
+    response.writeHead(status, { "content-type": "application/json" }).end(body);
+  }
+
+  async function transact(to: Address | undefined, data: Hex): Promise<Address | null> {
+    const hash = await client.request<Hex>("eth_sendTransaction", [{ from: account, to, data }]);
+    // Anvil mines each transaction at once, but its receipt can take a moment to appear.
+    let receipt: { status: Hex; contractAddress: Address | null } | null = null;
+    while (!receipt) {
+      receipt = await client.request("eth_getTransactionReceipt", [hash]);
+      if (!receipt) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    if (receipt.status !== "0x1") throw new Error("transaction failed");
+    return receipt.contractAddress;
+  }
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const path = request.url ?? "/";
+      if (path === "/ok.json") return send(response, 200, '{"name":"ok","image":"ipfs://QmImage/1.png"}');
+      if (path === "/404") return send(response, 404, '{"error":"gone"}');
+      if (path === "/slow") {
+        const timer = setTimeout(() => send(response, 200, "{}"), 2_000);
+        response.on("close", () => clearTimeout(timer));
+        return;
+      }
+      if (path === "/big") return send(response, 200, `{"junk":"${"x".repeat(maxBytes * 2)}"}`);
+      // Fails once, then answers: a retry must get it.
+      if (path === "/flaky")
+        return flakyAnswers++ === 0 ? send(response, 503, "") : send(response, 200, "{}");
+      const match = /^\/1155\/([0-9a-f]{64})\.json$/.exec(path);
+      if (match) return send(response, 200, JSON.stringify({ name: "multi", image: `/img/{id}.png` }));
+      send(response, 404, "");
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    const { abi, bytecode } = compileUris();
+    anvil = await startAnvil();
+    client = createRpcClient({ url: anvil.rpcUrl, retryDelayMs: 10 });
+    [account] = await client.request<Address[]>("eth_accounts");
+    nft = (await transact(undefined, bytecode)) as Address;
+    multi = (await transact(undefined, bytecode)) as Address;
+    const uris: Record<number, string> = {
+      1: `${base}/ok.json`,
+      2: `${base}/404`,
+      3: `${base}/slow`,
+      4: `${base}/big`,
+      5: `data:application/json;base64,${Buffer.from('{"name":"on chain"}').toString("base64")}`,
+      7: `${base}/flaky`,
+    };
+    for (const [id, uri] of Object.entries(uris)) {
+      await transact(nft, encodeFunctionData({ abi, functionName: "set", args: [BigInt(id), uri] }));
+    }
+    await transact(
+      multi,
+      encodeFunctionData({ abi, functionName: "setTemplate", args: [`${base}/1155/{id}.json`] }),
+    );
+
+    test = await createTestDatabase(kind);
+    const eoa = "0x000000000000000000000000000000000000dEaD";
+    const tokens: [Address, string][] = [
+      [nft, "ERC-721"],
+      [multi, "ERC-1155"],
+      [eoa, "ERC-721"],
+    ];
+    for (const [address, type] of tokens) {
+      await test.db.query(
+        "INSERT INTO tokens (address, type, first_seen_block, read_at_block) VALUES ($1, $2, 1, 1)",
+        [byteaParam(address), type],
+      );
+    }
+    // Id 6 was never set, so tokenURI reverts; the EOA has no code to answer at all.
+    const instances: [Address, string][] = [
+      ...[1, 2, 3, 4, 5, 6, 7].map((id): [Address, string] => [nft, String(id)]),
+      [multi, "42"],
+      [eoa, "1"],
+    ];
+    for (const [address, id] of instances) {
+      await test.db.query(
+        "INSERT INTO token_instances (token_address, token_id, first_seen_block) VALUES ($1, $2::numeric, 1)",
+        [byteaParam(address), id],
+      );
+    }
+  });
+
+  afterAll(async () => {
+    server?.closeAllConnections();
+    server?.close();
+    await test?.drop();
+    await anvil?.stop();
+  });
+
+  async function stored(address: Address, id: string) {
+    const [row] = await test.db.query<{
+      token_uri: string | null;
+      metadata: Record<string, unknown> | null;
+      metadata_error: string | null;
+      fetched: boolean;
+    }>(
+      `SELECT token_uri, metadata, metadata_error, metadata_fetched_at IS NOT NULL AS fetched
+         FROM token_instances WHERE token_address = $1 AND token_id = $2::numeric`,
+      [byteaParam(address), id],
+    );
+    return row;
+  }
+
+  it("stores metadata or the reason per instance, once", async () => {
+    const fetcher = createMetadataFetcher({
+      db: test.db,
+      client,
+      logger: createLogger("silent"),
+      timeoutMs,
+      maxBytes,
+      retries: 1,
+      retryDelayMs: 20,
+    });
+    expect(await fetcher.runOnce()).toBe(9);
+    expect(await fetcher.runOnce()).toBe(0);
+
+    expect(await stored(nft, "1")).toEqual({
+      token_uri: `${base}/ok.json`,
+      metadata: { name: "ok", image: "ipfs://QmImage/1.png" },
+      metadata_error: null,
+      fetched: true,
+    });
+    expect(await stored(nft, "2")).toMatchObject({
+      token_uri: `${base}/404`,
+      metadata: null,
+      metadata_error: "HTTP 404",
+    });
+    expect(await stored(nft, "3")).toMatchObject({
+      metadata: null,
+      metadata_error: `timed out after ${timeoutMs} ms`,
+    });
+    expect(await stored(nft, "4")).toMatchObject({
+      metadata: null,
+      metadata_error: `body larger than ${maxBytes} bytes`,
+    });
+    expect(await stored(nft, "5")).toMatchObject({ metadata: { name: "on chain" }, metadata_error: null });
+    expect(await stored(nft, "6")).toEqual({
+      token_uri: null,
+      metadata: null,
+      metadata_error: "tokenURI reverted",
+      fetched: true,
+    });
+    expect(await stored(nft, "7")).toMatchObject({ metadata: {}, metadata_error: null });
+    expect(flakyAnswers).toBe(2);
+
+    const hex = `${"0".repeat(62)}2a`;
+    expect(await stored(multi, "42")).toMatchObject({
+      token_uri: `${base}/1155/{id}.json`,
+      metadata: { name: "multi", image: `/img/${hex}.png` },
+      metadata_error: null,
+    });
+    expect(await stored("0x000000000000000000000000000000000000dEaD", "1")).toMatchObject({
+      metadata: null,
+      metadata_error: "tokenURI returned no string",
+    });
+  });
+
+  it("run() stops when aborted", async () => {
+    const fetcher = createMetadataFetcher({
+      db: test.db,
+      client,
+      logger: createLogger("silent"),
+      pollIntervalMs: 10_000,
+    });
+    const controller = new AbortController();
+    const running = fetcher.run(controller.signal);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    await running;
+  });
+});
