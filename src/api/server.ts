@@ -16,6 +16,7 @@ import { addressNftCollectionsRoute } from "./routes/address-nft-collections.ts"
 import { addressTokensRoute } from "./routes/address-tokens.ts";
 import { addressTransactionsRoute } from "./routes/address-transactions.ts";
 import { tokenHoldersRoutes } from "./routes/token-holders.ts";
+import { tokenTransfersRoutes } from "./routes/token-transfers.ts";
 import { withdrawalsRoutes } from "./routes/withdrawals.ts";
 
 /** What every route needs: the database and the (briefly cached) indexed head. */
@@ -66,6 +67,7 @@ export async function createApiServer({
   addressTransactionsRoute(app, context);
   addressLogsRoute(app, context);
   withdrawalsRoutes(app, context);
+  tokenTransfersRoutes(app, context);
   addressInternalTransactionsRoute(app, context);
   addressTokensRoute(app, context);
   tokenHoldersRoutes(app, context);

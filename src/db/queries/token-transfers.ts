@@ -1,0 +1,99 @@
+import type { Queryable } from "../client.ts";
+import { byteaParam } from "../table-rows.ts";
+import { hexColumn } from "./keyset.ts";
+import type { InstanceColumns } from "./token-balances.ts";
+
+export type TokenTransferRow = InstanceColumns & {
+  block_number: number;
+  log_index: number;
+  /** 1-based position of the id inside an ERC-1155 batch; 1 for every other transfer. */
+  position: number;
+  batch_size: number;
+  block_hash: string;
+  transaction_hash: string;
+  timestamp: number;
+  input_selector: string | null;
+  token_address: string;
+  from_address: string;
+  to_address: string;
+  token_type: string;
+  token_id: string | null;
+  amount: string | null;
+};
+
+export type TokenTransfersCursor = {
+  block_number?: number | null;
+  index?: number | null;
+  /** 1-based position inside a batch already shown up to; the rest of the batch follows. */
+  index_in_batch?: number | null;
+};
+
+export type ListTokenTransfersParameters = {
+  /** Transfers from or to this address (endpoint 13); all transfers when absent (endpoint 8). */
+  address?: string;
+  filter?: "to" | "from";
+  /** Token contract to keep. */
+  token?: string;
+  /** Token types to keep (the token's type, e.g. ERC-404); empty keeps all. */
+  types: string[];
+  cursor: TokenTransfersCursor;
+  limit: number;
+};
+
+/**
+ * One page of token transfers, newest first, an ERC-1155 batch spread into one row per id (same log
+ * index, ids in the batch's order). A cursor inside a batch resumes at the batch's next id.
+ */
+export async function listTokenTransfers(
+  db: Queryable,
+  { address, filter, token, types, cursor, limit }: ListTokenTransfersParameters,
+): Promise<TokenTransferRow[]> {
+  const params: unknown[] = [limit];
+  const where: string[] = [];
+  const bind = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  let source = "token_transfers t";
+  if (address !== undefined) {
+    source = `address_token_transfers a JOIN token_transfers t ON t.block_number = a.block_number AND t.log_index = a.log_index`;
+    where.push(`a.address = ${bind(byteaParam(address))}`);
+    if (filter) where.push(`a.direction & ${filter === "from" ? 1 : 2} <> 0`);
+  }
+  if (token !== undefined) where.push(`t.token_address = ${bind(byteaParam(token))}`);
+  if (types.length > 0) where.push(`k.type = ANY(${bind(types)}::text[])`);
+  if (cursor.block_number != null) {
+    const block = bind(cursor.block_number);
+    if (cursor.index == null) {
+      where.push(`t.block_number < ${block}`);
+    } else {
+      const index = bind(cursor.index);
+      const inBatch =
+        cursor.index_in_batch != null
+          ? `OR (t.block_number = ${block} AND t.log_index = ${index} AND x.position > ${bind(cursor.index_in_batch)})`
+          : "";
+      where.push(`((t.block_number, t.log_index) < (${block}, ${index}) ${inBatch})`);
+    }
+  }
+  return db.query<TokenTransferRow>(
+    `SELECT t.block_number, t.log_index, x.position::int AS position, cardinality(t.token_ids) AS batch_size,
+       ${hexColumn("b.hash", "block_hash")}, ${hexColumn("t.transaction_hash", "transaction_hash")}, b.timestamp,
+       CASE WHEN length(tx.input) >= 4 THEN '0x' || encode(substring(tx.input FROM 1 FOR 4), 'hex') END AS input_selector,
+       ${hexColumn("t.token_address", "token_address")}, ${hexColumn("t.from_address", "from_address")},
+       ${hexColumn("t.to_address", "to_address")}, k.type AS token_type, x.token_id::text AS token_id, x.amount::text AS amount,
+       i.token_id IS NOT NULL AS has_instance, i.metadata, i.metadata_error,
+       CASE WHEN x.token_id IS NULL THEN NULL ELSE (
+         SELECT count(*) = 1 AND sum(h.value) = 1 FROM token_balances h
+         WHERE h.token_address = t.token_address AND h.token_id = x.token_id AND h.value > 0) END AS is_unique
+     FROM ${source}
+     CROSS JOIN LATERAL unnest(t.token_ids, t.amounts) WITH ORDINALITY AS x(token_id, amount, position)
+     JOIN tokens k ON k.address = t.token_address
+     JOIN blocks b ON b.number = t.block_number
+     JOIN transactions tx ON tx.block_number = t.block_number AND tx.index = t.transaction_index
+     LEFT JOIN token_instances i ON i.token_address = t.token_address AND i.token_id = x.token_id
+     ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+     ORDER BY t.block_number DESC, t.log_index DESC, x.position
+     LIMIT $1`,
+    params,
+  );
+}
