@@ -23,21 +23,34 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
   let test: TestDatabase;
   let app: FastifyInstance;
 
+  type ListedTransaction = {
+    hash: string;
+    created_contract: { hash: string } | null;
+    transaction_types: string[];
+    token_transfers: Item[];
+    token_transfers_overflow: boolean;
+  };
+
   /** Every item of a list, following next_page_params as a client would, with the page sizes seen. */
-  async function walk(path: string) {
-    const items: Item[] = [];
+  async function walk<T = Item>(path: string) {
+    const items: T[] = [];
     const sizes: number[] = [];
     let params: Record<string, unknown> | null = {};
     while (params) {
       const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
       const response = await app.inject(`${path}${path.includes("?") ? "&" : "?"}${query}`);
       expect(response.statusCode).toBe(200);
-      const body = response.json();
+      const body: { items: T[]; next_page_params: Record<string, unknown> | null } = response.json();
       items.push(...body.items);
       sizes.push(body.items.length);
       params = body.next_page_params;
     }
     return { items, sizes };
+  }
+
+  /** Every transaction of an address, through all pages of endpoint 2. */
+  async function walkTransactions(address: string): Promise<ListedTransaction[]> {
+    return (await walk<ListedTransaction>(`/api/v2/addresses/${address}/transactions`)).items;
   }
 
   beforeAll(async () => {
@@ -134,6 +147,39 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     expect(ofToken.every((item) => item.token.address_hash.toLowerCase() === token)).toBe(true);
     const nfts = (await walk(`/api/v2/addresses/${account}/token-transfers?type=[erc-721,ERC-1155]`)).items;
     expect(nfts.every((item) => ["ERC-721", "ERC-1155"].includes(item.token.type))).toBe(true);
+  });
+
+  it("fills the transaction list's token fields: first ten transfers, overflow and types", async () => {
+    const creation = (await walkTransactions(scenario.accounts[0])).find(
+      (item) => item.created_contract?.hash === scenario.contracts.token,
+    );
+    expect(creation?.transaction_types).toEqual(["contract_creation", "token_creation"]);
+    const batch = (await walk("/api/v2/token-transfers")).items.filter(
+      (item) => item.transaction_hash === scenario.examples.multiTokenBatchOfTen,
+    );
+    const [{ hash: sender }] = await test.db.query<{ hash: string }>(
+      "SELECT '0x' || encode(from_address, 'hex') AS hash FROM transactions WHERE hash = $1",
+      [Buffer.from(scenario.examples.multiTokenBatchOfTen.slice(2), "hex")],
+    );
+    const ofSender = await walkTransactions(sender);
+    const withTransfers = ofSender.filter(
+      (item: { token_transfers: Item[] }) => item.token_transfers.length > 0,
+    );
+    expect(withTransfers.length).toBeGreaterThan(0);
+    for (const item of withTransfers) {
+      expect(item.transaction_types).toContain("token_transfer");
+      expect(item.token_transfers.length).toBeLessThanOrEqual(10);
+      expect(item.token_transfers.every((transfer: Item) => transfer.transaction_hash === item.hash)).toBe(
+        true,
+      );
+    }
+    const listed = ofSender.find(
+      (item: { hash: string }) => item.hash === scenario.examples.multiTokenBatchOfTen,
+    );
+    expect(listed?.token_transfers).toEqual(batch);
+    expect(listed?.token_transfers_overflow).toBe(false);
+    const plain = ofSender.find((item: { token_transfers: Item[] }) => item.token_transfers.length === 0);
+    expect(plain?.transaction_types ?? []).not.toContain("token_transfer");
   });
 
   it("answers bad parameters with 422 and an unknown address with an empty page", async () => {

@@ -5,6 +5,8 @@ import {
   type TransactionSort,
 } from "../../db/queries/address-transactions.ts";
 import { findAddresses } from "../../db/queries/addresses.ts";
+import { findTokens } from "../../db/queries/token-balances.ts";
+import { listTokenTransfers } from "../../db/queries/token-transfers.ts";
 import { timestamp } from "../format.ts";
 import { pageSize, toPage } from "../paging.ts";
 import {
@@ -17,7 +19,8 @@ import {
   lowerHex,
 } from "../params.ts";
 import type { ApiContext } from "../server.ts";
-import { renderTransaction, transactionAddresses } from "../views/transaction.ts";
+import { renderTokenTransfer, tokenTransferAddresses } from "../views/token-transfer.ts";
+import { renderTransaction, transactionAddresses, transferPreview } from "../views/transaction.ts";
 
 type Query = {
   filter?: "to" | "from";
@@ -77,13 +80,42 @@ export function addressTransactionsRoute(app: FastifyInstance, { db, chainHead }
         cursor,
         limit: pageSize + 1,
       });
-      const [addresses, head] = await Promise.all([
-        findAddresses(db, rows.flatMap(transactionAddresses)),
+      const shown = rows.slice(0, pageSize);
+      const transfers = await listTokenTransfers(db, {
+        transactions: shown,
+        perTransaction: transferPreview + 1,
+        types: [],
+        cursor: {},
+        limit: shown.length * (transferPreview + 1),
+      });
+      const [addresses, tokens, head] = await Promise.all([
+        findAddresses(db, [
+          ...rows.flatMap(transactionAddresses),
+          ...transfers.flatMap(tokenTransferAddresses),
+        ]),
+        findTokens(
+          db,
+          transfers.map((transfer) => transfer.token_address),
+        ),
         chainHead(),
       ]);
+      const byTransaction = new Map<string, unknown[]>();
+      for (const transfer of transfers) {
+        const key = `${transfer.block_number}/${transfer.transaction_index}`;
+        byTransaction.set(key, [
+          ...(byTransaction.get(key) ?? []),
+          renderTokenTransfer(transfer, addresses, tokens),
+        ]);
+      }
       return toPage(
         rows,
-        (row) => renderTransaction(row, addresses, head),
+        (row) =>
+          renderTransaction(
+            row,
+            addresses,
+            head,
+            byTransaction.get(`${row.block_number}/${row.index}`) ?? [],
+          ),
         (last) => ({
           block_number: last.block_number,
           index: last.index,

@@ -16,7 +16,13 @@ export function transactionAddresses(row: TransactionRow): string[] {
  * document's types (`gas_limit` a number, `token_transfers` an array). Fields that need decoding,
  * tokens or traces carry their empty value until those are indexed.
  */
-export function renderTransaction(row: TransactionRow, addresses: FindAddressesReturnType, head: ChainHead) {
+export function renderTransaction(
+  row: TransactionRow,
+  addresses: FindAddressesReturnType,
+  head: ChainHead,
+  /** The transaction's first token transfers, rendered; one more than shown tells of an overflow. */
+  tokenTransfers: unknown[],
+) {
   const toIsContract = row.to_address !== null && (addresses.get(row.to_address)?.is_contract ?? false);
   const gasUsed = BigInt(row.gas_used);
   const baseFee = row.base_fee_per_gas === null ? null : BigInt(row.base_fee_per_gas);
@@ -28,6 +34,8 @@ export function renderTransaction(row: TransactionRow, addresses: FindAddressesR
   if (BigInt(row.value) > 0n) types.push("coin_transfer");
   if (toIsContract) types.push("contract_call");
   if (row.to_address === null) types.push("contract_creation");
+  if (row.created_token) types.push("token_creation");
+  if (tokenTransfers.length > 0) types.push("token_transfer");
   return {
     hash: row.hash,
     block_number: row.block_number,
@@ -59,8 +67,8 @@ export function renderTransaction(row: TransactionRow, addresses: FindAddressesR
     raw_input: row.input,
     method: toIsContract && row.input.length >= 10 ? row.input.slice(0, 10) : null,
     decoded_input: null,
-    token_transfers: [],
-    token_transfers_overflow: false,
+    token_transfers: tokenTransfers.slice(0, transferPreview),
+    token_transfers_overflow: tokenTransfers.length > transferPreview,
     transaction_types: types,
     has_error_in_internal_transactions: row.has_error_in_internal_transactions,
     actions: [],
@@ -77,6 +85,9 @@ function transactionResult(error: string | null): string {
   if (error === null) return "awaiting_internal_transactions";
   return error === "reverted" ? "Reverted" : error;
 }
+
+/** Token transfers shown inside a listed transaction (Blockscout's). */
+export const transferPreview = 10;
 
 function min(a: bigint, b: bigint): bigint {
   return a < b ? a : b;

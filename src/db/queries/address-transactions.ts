@@ -45,6 +45,8 @@ export type TransactionRow = {
   base_fee_per_gas: string | null;
   error: string | null;
   has_error_in_internal_transactions: boolean | null;
+  /** The transaction created a contract that is a token. */
+  created_token: boolean;
 };
 
 const sortColumns: Record<TransactionSort, string[]> = {
@@ -62,7 +64,8 @@ export const transactionColumns = `
   ${hexColumn("t.created_contract", "created_contract")}, t.value, t.nonce, t.type, t.gas_limit, t.gas_price,
   t.max_fee_per_gas, t.max_priority_fee_per_gas, ${hexColumn("t.input", "input")}, t.status, t.gas_used,
   t.effective_gas_price, t.gas_used * COALESCE(t.effective_gas_price, t.gas_price, 0) AS fee,
-  b.timestamp, b.base_fee_per_gas, t.error, t.has_error_in_internal_transactions`;
+  b.timestamp, b.base_fee_per_gas, t.error, t.has_error_in_internal_transactions,
+  t.created_contract IS NOT NULL AND EXISTS (SELECT 1 FROM tokens k WHERE k.address = t.created_contract) AS created_token`;
 
 /**
  * One page of the transactions an address takes part in, in the requested order, from the

@@ -5,6 +5,7 @@ import type { InstanceColumns } from "./token-balances.ts";
 
 export type TokenTransferRow = InstanceColumns & {
   block_number: number;
+  transaction_index: number;
   log_index: number;
   /** 1-based position of the id inside an ERC-1155 batch; 1 for every other transfer. */
   position: number;
@@ -38,6 +39,9 @@ export type ListTokenTransfersParameters = {
   types: string[];
   cursor: TokenTransfersCursor;
   limit: number;
+  /** Only the transfers of these transactions, at most `perTransaction` each (the transaction list's). */
+  transactions?: { block_number: number; index: number }[];
+  perTransaction?: number;
 };
 
 /**
@@ -46,7 +50,16 @@ export type ListTokenTransfersParameters = {
  */
 export async function listTokenTransfers(
   db: Queryable,
-  { address, filter, token, types, cursor, limit }: ListTokenTransfersParameters,
+  {
+    address,
+    filter,
+    token,
+    types,
+    cursor,
+    limit,
+    transactions,
+    perTransaction,
+  }: ListTokenTransfersParameters,
 ): Promise<TokenTransferRow[]> {
   const params: unknown[] = [limit];
   const where: string[] = [];
@@ -61,6 +74,13 @@ export async function listTokenTransfers(
     if (filter) where.push(`a.direction & ${filter === "from" ? 1 : 2} <> 0`);
   }
   if (token !== undefined) where.push(`t.token_address = ${bind(byteaParam(token))}`);
+  if (transactions !== undefined) {
+    const blocks = bind(transactions.map((key) => key.block_number));
+    const indexes = bind(transactions.map((key) => key.index));
+    where.push(
+      `(t.block_number, t.transaction_index) IN (SELECT * FROM unnest(${blocks}::int8[], ${indexes}::int4[]))`,
+    );
+  }
   if (types.length > 0) where.push(`k.type = ANY(${bind(types)}::text[])`);
   if (cursor.block_number != null) {
     const block = bind(cursor.block_number);
@@ -75,8 +95,11 @@ export async function listTokenTransfers(
       where.push(`((t.block_number, t.log_index) < (${block}, ${index}) ${inBatch})`);
     }
   }
-  return db.query<TokenTransferRow>(
-    `SELECT t.block_number, t.log_index, x.position::int AS position, cardinality(t.token_ids) AS batch_size,
+  const nth =
+    perTransaction === undefined
+      ? ""
+      : `, row_number() OVER (PARTITION BY t.block_number, t.transaction_index ORDER BY t.log_index, x.position) AS nth`;
+  const query = `SELECT t.block_number, t.transaction_index, t.log_index, x.position::int AS position, cardinality(t.token_ids) AS batch_size,
        ${hexColumn("b.hash", "block_hash")}, ${hexColumn("t.transaction_hash", "transaction_hash")}, b.timestamp,
        CASE WHEN length(tx.input) >= 4 THEN '0x' || encode(substring(tx.input FROM 1 FOR 4), 'hex') END AS input_selector,
        ${hexColumn("t.token_address", "token_address")}, ${hexColumn("t.from_address", "from_address")},
@@ -84,16 +107,19 @@ export async function listTokenTransfers(
        i.token_id IS NOT NULL AS has_instance, i.metadata, i.metadata_error,
        CASE WHEN x.token_id IS NULL THEN NULL ELSE (
          SELECT count(*) = 1 AND sum(h.value) = 1 FROM token_balances h
-         WHERE h.token_address = t.token_address AND h.token_id = x.token_id AND h.value > 0) END AS is_unique
+         WHERE h.token_address = t.token_address AND h.token_id = x.token_id AND h.value > 0) END AS is_unique ${nth}
      FROM ${source}
      CROSS JOIN LATERAL unnest(t.token_ids, t.amounts) WITH ORDINALITY AS x(token_id, amount, position)
      JOIN tokens k ON k.address = t.token_address
      JOIN blocks b ON b.number = t.block_number
      JOIN transactions tx ON tx.block_number = t.block_number AND tx.index = t.transaction_index
      LEFT JOIN token_instances i ON i.token_address = t.token_address AND i.token_id = x.token_id
-     ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
-     ORDER BY t.block_number DESC, t.log_index DESC, x.position
-     LIMIT $1`,
-    params,
-  );
+     ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}`;
+  const limited =
+    perTransaction === undefined ? query : `SELECT * FROM (${query}) q WHERE nth <= ${bind(perTransaction)}`;
+  const order =
+    perTransaction === undefined
+      ? "t.block_number DESC, t.log_index DESC, x.position"
+      : "block_number DESC, log_index DESC, position";
+  return db.query<TokenTransferRow>(`${limited} ORDER BY ${order} LIMIT $1`, params);
 }
