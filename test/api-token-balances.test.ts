@@ -267,7 +267,10 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       expect(unique).toMatchObject({ is_unique: true, metadata: null, image_url: null });
       expect(unique.owner).toMatchObject({ is_contract: false, is_verified: false });
       expect(unique.owner.hash.toLowerCase()).toBe(holder);
-      expect(byId("102").token_instance.metadata).toBeNull();
+      expect(byId("102").token_instance).toMatchObject({
+        metadata: { error: "request failed: 404" },
+        image_url: null,
+      });
       expect(byId("7")).toMatchObject({ value: "1", token: { type: "ERC-404" } });
       expect(byId("7").token_instance).toMatchObject({ is_unique: true });
       const fungibleSide = body.items.find(

@@ -1,7 +1,10 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { createIndexer } from "../src/indexer/create-indexer.ts";
+import { createMetadataFetcher } from "../src/indexer/create-metadata-fetcher.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
@@ -180,6 +183,104 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     expect(listed?.token_transfers_overflow).toBe(false);
     const plain = ofSender.find((item: { token_transfers: Item[] }) => item.token_transfers.length === 0);
     expect(plain?.transaction_types ?? []).not.toContain("token_transfer");
+  });
+
+  it("reads bytes32 names and leaves unreadable ones null", async () => {
+    const tokens = await test.db.query<{
+      address: string;
+      name: string | null;
+      symbol: string | null;
+      decimals: number | null;
+    }>("SELECT '0x' || encode(address, 'hex') AS address, name, symbol, decimals FROM tokens");
+    const of = (address: string) => tokens.find((token) => token.address === address.toLowerCase());
+    expect(of(scenario.contracts.bytes32Token)).toMatchObject({
+      name: "Sextant Bytes32 Token",
+      symbol: "SB32",
+    });
+    expect(of(scenario.contracts.revertingNameToken)).toMatchObject({
+      name: null,
+      symbol: null,
+      decimals: 18,
+    });
+    expect(of(scenario.contracts.token)).toMatchObject({
+      name: "Sextant Demo Token",
+      symbol: "SDT",
+      decimals: 18,
+    });
+  });
+
+  it("counts as holders exactly the accounts whose balanceOf is above zero", async () => {
+    const token = scenario.contracts.token;
+    const client = createRpcClient({ url: inject("demoRpcUrl") });
+    const accounts = (
+      await test.db.query<{ hash: string }>("SELECT '0x' || encode(hash, 'hex') AS hash FROM addresses")
+    ).map((row) => row.hash);
+    const answers = await client.batch<string>(
+      accounts.map((account) => ({
+        method: "eth_call",
+        params: [
+          { to: token, data: `0x70a08231${account.slice(2).padStart(64, "0")}` },
+          `0x${BigInt(scenario.headBlockNumber).toString(16)}`,
+        ],
+      })),
+    );
+    const holders = answers.filter((answer) => BigInt(answer) > 0n).length;
+    const { items } = (await app.inject(`/api/v2/tokens/${token}/holders`)).json();
+    expect(items.length).toBe(Math.min(holders, 50));
+    expect(items[0].address.hash).toBeDefined();
+    const transfer = (await walk(`/api/v2/addresses/${scenario.accounts[0]}/token-transfers?token=${token}`))
+      .items[0];
+    expect(transfer.token).toMatchObject({ holders_count: String(holders) });
+  });
+
+  it("shows NFT metadata fetched from data: URIs once the fetcher ran", async () => {
+    const fetcher = createMetadataFetcher({
+      db: test.db,
+      client: createRpcClient({ url: inject("demoRpcUrl") }),
+      logger: createLogger("silent"),
+    });
+    while ((await fetcher.runOnce()) > 0) {}
+    const collectible = scenario.contracts.collectible.toLowerCase();
+    const [{ holder }] = await test.db.query<{ holder: string }>(
+      "SELECT '0x' || encode(holder, 'hex') AS holder FROM token_balances WHERE token_address = $1 AND value > 0 LIMIT 1",
+      [Buffer.from(collectible.slice(2), "hex")],
+    );
+    const { items } = (await app.inject(`/api/v2/addresses/${holder}/nft/collections?type=ERC-721`)).json();
+    const collection = items.find(
+      (item: { token: { address_hash: string } }) => item.token.address_hash.toLowerCase() === collectible,
+    );
+    expect(collection.token_instances.length).toBeGreaterThan(0);
+    for (const instance of collection.token_instances) {
+      expect(instance.metadata).toMatchObject({ name: expect.any(String) });
+      expect(instance.image_url).toMatch(/^data:image\/svg\+xml/);
+    }
+  });
+
+  it("keeps every key of Blockscout's recorded token transfer items", async () => {
+    const recorded = [
+      "_api_v2_token-transfers.json",
+      "_api_v2_addresses_0xc0de20a37e2dac848f81a93bd85fe4acdde7c0de_token-transfers.json",
+    ];
+    const ours = (await walk("/api/v2/token-transfers")).items;
+    for (const file of recorded) {
+      const body = JSON.parse(
+        JSON.parse(
+          readFileSync(
+            join(import.meta.dirname, "../../shared/reference/recorded-eth-mainnet", file),
+            "utf8",
+          ),
+        ).response.body,
+      );
+      const theirs: Record<string, unknown> = body.items[0];
+      const type = (theirs.token as { type: string }).type;
+      const mine = ours.find((item) => item.token.type === type) as unknown as Record<string, unknown>;
+      expect(Object.keys(mine)).toEqual(expect.arrayContaining(Object.keys(theirs)));
+      for (const nested of ["from", "to", "token", "total"]) {
+        expect(Object.keys(mine[nested] as object), `${file} ${nested}`).toEqual(
+          expect.arrayContaining(Object.keys(theirs[nested] as object)),
+        );
+      }
+    }
   });
 
   it("answers bad parameters with 422 and an unknown address with an empty page", async () => {

@@ -1,6 +1,7 @@
 import { type Address, checksumAddress } from "viem";
 import type { FindAddressesReturnType } from "../../db/queries/addresses.ts";
 import type { InstanceColumns, TokenRow } from "../../db/queries/token-balances.ts";
+import { mediaUrls } from "../../indexer/fetch-token-metadata.ts";
 import type { Page } from "../paging.ts";
 import { type AddressView, renderAddress } from "./address.ts";
 
@@ -97,7 +98,11 @@ export function renderTokenInstance({
   token,
   addresses,
 }: RenderTokenInstanceParameters): TokenInstanceView {
-  const metadata = instance.has_instance && isObject(instance.metadata) ? instance.metadata : null;
+  const stored = instance.has_instance && isObject(instance.metadata) ? instance.metadata : null;
+  // A recorded failure shows as Blockscout shows it: `{"error": ...}` in place of the metadata.
+  const metadata =
+    stored ?? (instance.has_instance && instance.metadata_error ? { error: instance.metadata_error } : null);
+  const media = mediaUrls(stored);
   return {
     id,
     is_unique: instance.is_unique,
@@ -105,52 +110,24 @@ export function renderTokenInstance({
     owner: instance.is_unique && holder !== null ? renderAddress(holder, addresses) : null,
     token,
     metadata,
-    image_url: metadata && imageOf(metadata),
-    animation_url: metadata && mediaLink(metadata.animation_url),
-    external_app_url: metadata && nonBlank(metadata.external_url),
-    media_url: metadata && mediaUrlOf(metadata),
+    ...media,
+    media_url: stored && mediaUrlOf(stored),
     media_type: null,
     thumbnails: null,
   };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function nonBlank(value: unknown): string | null {
-  return typeof value === "string" && value.trim() !== "" ? value : null;
-}
-
-/** A media reference as a URL: the first of a list, a map's `description`, IPFS and Arweave via gateways. */
-function mediaLink(value: unknown): string | null {
-  if (Array.isArray(value)) return mediaLink(value[0]);
-  if (isObject(value)) return nonBlank(value.description);
-  const link = nonBlank(value);
-  if (link === null) return null;
-  const lower = link.toLowerCase();
-  if (lower.startsWith("ipfs://ipfs/")) return `https://ipfs.io/ipfs/${link.slice(12)}`;
-  if (lower.startsWith("ipfs://")) return `https://ipfs.io/ipfs/${link.slice(7)}`;
-  if (lower.startsWith("ar://")) return `https://arweave.net/${link.slice(5)}`;
-  return link;
-}
-
-function imageOf(metadata: Record<string, unknown>): string | null {
-  if (metadata.image_url) return mediaLink(metadata.image_url);
-  if (metadata.image) return mediaLink(metadata.image);
-  const properties = metadata.properties;
-  if (isObject(properties) && properties.image) {
-    return isObject(properties.image) ? nonBlank(properties.image.description) : nonBlank(properties.image);
-  }
-  return null;
-}
-
+/** The media reference as the metadata gives it (no gateway mapping): image first, then animation. */
 function mediaUrlOf(metadata: Record<string, unknown>): string | null {
   const properties = isObject(metadata.properties) ? metadata.properties : {};
   for (const candidate of [metadata.image_url, metadata.image, properties.image, metadata.animation_url]) {
-    if (typeof candidate === "string") return nonBlank(candidate);
+    if (typeof candidate === "string") return candidate.trim() === "" ? null : candidate;
   }
   return null;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A uint256 to be written into JSON as a number with all its digits (a JS number would round it). */
