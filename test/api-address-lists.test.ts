@@ -1,12 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import { type Hex, keccak256, pad, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiServer } from "../src/api/server.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
-import { createIndexer } from "../src/indexer/create-indexer.ts";
-import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
-import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { databaseKinds } from "./support/databases.ts";
+import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
 
 // A contract that emits LOG2(topic0 = calldata[0:32], topic1 = calldata[32:64]) with calldata[64:96] as data.
 const emitterInitCode = "0x6012600c60003960126000f360403560005260203560003560206000a200";
@@ -38,7 +36,7 @@ async function buildChain(client: RpcClient): Promise<Fixture> {
 
 describe.each(databaseKinds)("address lists on %s", (kind) => {
   let anvil: Anvil;
-  let test: TestDatabase;
+  let indexed: IndexedChain;
   let app: FastifyInstance;
   let chain: Fixture;
   const get = async (url: string) => {
@@ -54,15 +52,11 @@ describe.each(databaseKinds)("address lists on %s", (kind) => {
     anvil = await startAnvil();
     const client = createRpcClient({ url: anvil.rpcUrl });
     chain = await buildChain(client);
-    test = await createTestDatabase(kind);
-    const indexer = createIndexer({ client, db: test.db, logger: createLogger("silent"), rangeSize: 16 });
-    await indexer.prepare();
-    await indexer.catchUp();
-    app = await createApiServer({ db: test.db });
+    indexed = await indexIntoNewDatabase(kind, client, { rangeSize: 16 });
+    app = indexed.app;
   });
   afterAll(async () => {
-    await app?.close();
-    await test?.drop();
+    await indexed?.close();
     await anvil?.stop();
   });
 

@@ -1,12 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import { type Hex, pad, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiServer } from "../src/api/server.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
-import { createIndexer } from "../src/indexer/create-indexer.ts";
-import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
-import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { databaseKinds } from "./support/databases.ts";
+import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
 
 // CALL(gas, calldata[0:32] as address, callvalue, no input, no output), then STOP: the callee's failure is ignored.
 const relayInitCode = "0x600f600c600039600f6000f3600060006000600034600035" + "5af100";
@@ -22,7 +20,7 @@ async function sendAndWait(client: RpcClient, transaction: Record<string, unknow
 
 describe.each(databaseKinds)("/addresses/{hash}/internal-transactions on %s", (kind) => {
   let anvil: Anvil;
-  let test: TestDatabase;
+  let indexed: IndexedChain;
   let app: FastifyInstance;
   let sender: Hex;
   let payee: Hex;
@@ -62,16 +60,12 @@ describe.each(databaseKinds)("/addresses/{hash}/internal-transactions on %s", (k
         gas: "0x20000",
       })
     ).hash;
-    test = await createTestDatabase(kind);
-    const indexer = createIndexer({ client, db: test.db, logger: createLogger("silent"), rangeSize: 16 });
-    await indexer.prepare();
-    expect(indexer.status().tracer).toBe("parity");
-    await indexer.catchUp();
-    app = await createApiServer({ db: test.db });
+    indexed = await indexIntoNewDatabase(kind, client, { rangeSize: 16 });
+    expect(indexed.indexer.status().tracer).toBe("parity");
+    app = indexed.app;
   });
   afterAll(async () => {
-    await app?.close();
-    await test?.drop();
+    await indexed?.close();
     await anvil?.stop();
   });
 

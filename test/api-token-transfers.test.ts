@@ -2,12 +2,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createApiServer } from "../src/api/server.ts";
-import { createIndexer } from "../src/indexer/create-indexer.ts";
 import { createMetadataFetcher } from "../src/indexer/create-metadata-fetcher.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
-import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
 
 type Item = {
   block_number: number;
@@ -24,6 +23,7 @@ type Item = {
 describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
   const scenario = JSON.parse(inject("demoScenario"));
   let test: TestDatabase;
+  let indexed: IndexedChain;
   let app: FastifyInstance;
 
   type ListedTransaction = {
@@ -57,17 +57,12 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
   }
 
   beforeAll(async () => {
-    test = await createTestDatabase(kind);
-    const client = createRpcClient({ url: inject("demoRpcUrl") });
-    const indexer = createIndexer({ client, db: test.db, logger: createLogger("silent") });
-    await indexer.prepare();
-    await indexer.catchUp(BigInt(scenario.headBlockNumber));
-    app = await createApiServer({ db: test.db });
+    indexed = await indexIntoNewDatabase(kind, createRpcClient({ url: inject("demoRpcUrl") }), {
+      head: BigInt(scenario.headBlockNumber),
+    });
+    ({ test, app } = indexed);
   });
-  afterAll(async () => {
-    await app?.close();
-    await test?.drop();
-  });
+  afterAll(() => indexed?.close());
 
   it("lists every transfer once, newest first, a batch as one item per id", async () => {
     const [{ expected }] = await test.db.query<{ expected: number }>(
