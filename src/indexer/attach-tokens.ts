@@ -3,7 +3,8 @@ import type { Database } from "../db/client.ts";
 import { byteaText } from "../db/table-rows.ts";
 import type { RpcClient } from "../rpc/client.ts";
 import { readTokenMetadata, type TokenRead } from "./read-token-metadata.ts";
-import type { RangeRows, TokenCandidate } from "./transform-range.ts";
+import type { TokenCandidate } from "./token-candidates.ts";
+import type { RangeRows } from "./transform-range.ts";
 
 export type AttachTokensParameters = {
   client: RpcClient;
@@ -43,7 +44,22 @@ export async function attachTokens({ client, db, rows, keptUpTo }: AttachTokensP
   const restated = stale.filter((token) => rows.tokenCandidates.get(token.address)?.supplyBlock == null);
   for (const token of restated)
     reads.push({ address: token.address, describeAt: null, supplyAt: token.supplyBlock });
-  const metadata = await readTokenMetadata(client, reads);
+  // Most reads were made while the range was fetched; only what is missing (after a reorganization,
+  // say) is read now.
+  const ahead = rows.tokenReadings;
+  const fits = (read: TokenRead) => {
+    const reading = ahead.get(read.address);
+    return (
+      reading !== undefined &&
+      reading.supplyAt === read.supplyAt &&
+      (read.describeAt === null || reading.describedAt === read.describeAt)
+    );
+  };
+  const missing = await readTokenMetadata(
+    client,
+    reads.filter((read) => !fits(read)),
+  );
+  const metadata = new Map([...ahead, ...missing]);
   const types = new Map(stale.map((token) => [token.address, token.type]));
   for (const read of reads) {
     const candidate = rows.tokenCandidates.get(read.address);

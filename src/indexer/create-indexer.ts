@@ -82,6 +82,7 @@ export function createIndexer({
   tracer: configuredTracer = "auto",
 }: CreateIndexerParameters): Indexer {
   const knownContracts = new Set<Address>();
+  const describedTokens = new Set<Address>();
   const state: IndexerStatus = { indexedBlock: null, headBlock: null, following: false, tracer: null };
 
   async function prepare() {
@@ -127,7 +128,7 @@ export function createIndexer({
 
   function fetchWithRetry(from: bigint, to: bigint, signal?: AbortSignal): Promise<FetchedRange> {
     return retryForever(
-      () => fetchRange(client, { from, to, knownContracts, tracer: state.tracer ?? "none" }),
+      () => fetchRange(client, { from, to, knownContracts, describedTokens, tracer: state.tracer ?? "none" }),
       {
         what: `blocks ${from}-${to}`,
         logger,

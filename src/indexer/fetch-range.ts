@@ -10,6 +10,8 @@ import { type ParityTrace, trace_block } from "../rpc/trace_block.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
 import type { Tracer } from "./choose-tracer.ts";
 import { type InternalTransaction, mapCallTracerBlock, mapParityBlock } from "./map-traces.ts";
+import { readTokenMetadata, type TokenReadings } from "./read-token-metadata.ts";
+import { type TokenCandidate, tokenCandidatesOf } from "./token-candidates.ts";
 import { validateRange } from "./validate-range.ts";
 
 export type FetchRangeParameters = {
@@ -17,6 +19,8 @@ export type FetchRangeParameters = {
   to: bigint;
   /** Which tracer gives the internal transactions; `none` leaves them unknown. */
   tracer?: Tracer;
+  /** Tokens whose name, symbol and decimals were already read; grows as ranges are fetched. */
+  describedTokens?: Set<Address>;
   /** Addresses already known to hold code; they are not asked for again. Grows as ranges are fetched. */
   knownContracts?: Set<Address>;
 };
@@ -31,6 +35,10 @@ export type FetchedRange = {
   internalTransactions: InternalTransaction[][][] | null;
   /** Addresses in this range known to hold code at its last block. */
   contracts: Set<Address>;
+  /** The tokens that move in the range. */
+  tokenCandidates: Map<Address, TokenCandidate>;
+  /** What was read of them ahead of writing, at the blocks `attachTokens` wants (see there). */
+  tokenReadings: TokenReadings;
 };
 
 export type FetchRangeReturnType = FetchedRange;
@@ -42,7 +50,13 @@ export type FetchRangeReturnType = FetchedRange;
  */
 export async function fetchRange(
   client: RpcClient,
-  { from, to, tracer = "none", knownContracts = new Set() }: FetchRangeParameters,
+  {
+    from,
+    to,
+    tracer = "none",
+    knownContracts = new Set(),
+    describedTokens = new Set(),
+  }: FetchRangeParameters,
 ): Promise<FetchRangeReturnType> {
   const numbers: bigint[] = [];
   for (let n = from; n <= to; n++) numbers.push(n);
@@ -94,7 +108,17 @@ export async function fetchRange(
     }
   }
   for (const address of contracts) knownContracts.add(address);
-  return { from, to, blocks, receipts, internalTransactions, contracts };
+  const tokenCandidates = tokenCandidatesOf(blocks, receipts);
+  const reads = [...tokenCandidates]
+    .filter(([address, candidate]) => !describedTokens.has(address) || candidate.supplyBlock !== null)
+    .map(([address, candidate]) => ({
+      address,
+      describeAt: describedTokens.has(address) ? null : BigInt(candidate.firstBlock),
+      supplyAt: BigInt(candidate.supplyBlock ?? candidate.firstBlock),
+    }));
+  const tokenReadings = await readTokenMetadata(client, reads);
+  for (const read of reads) describedTokens.add(read.address);
+  return { from, to, blocks, receipts, internalTransactions, contracts, tokenCandidates, tokenReadings };
 }
 
 /**

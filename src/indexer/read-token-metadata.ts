@@ -31,18 +31,23 @@ export type TokenMetadata = {
   symbol: string | null;
   decimals: number | null;
   totalSupply: string | null;
+  /** The blocks the fields were read at: `describedAt` for name, symbol and decimals (null: not read). */
+  describedAt: bigint | null;
+  supplyAt: bigint;
 };
+
+type TokenField = "name" | "symbol" | "decimals" | "totalSupply";
+
+/** Readings of tokens, keyed by lowercase address. */
+export type TokenReadings = Map<Address, TokenMetadata>;
 
 /**
  * Reads tokens' name, symbol, decimals and total supply with batched `eth_call`s. A contract that
  * reverts, lacks the function or answers something unreadable gets null for that field; names and
  * symbols may be strings or `bytes32` (as older tokens return them).
  */
-export async function readTokenMetadata(
-  client: RpcClient,
-  reads: TokenRead[],
-): Promise<Map<Address, TokenMetadata>> {
-  const jobs: { address: Address; field: keyof TokenMetadata; block: bigint }[] = [];
+export async function readTokenMetadata(client: RpcClient, reads: TokenRead[]): Promise<TokenReadings> {
+  const jobs: { address: Address; field: TokenField; block: bigint }[] = [];
   for (const read of reads) {
     if (read.describeAt !== null) {
       for (const field of ["name", "symbol", "decimals"] as const)
@@ -52,8 +57,18 @@ export async function readTokenMetadata(
   }
   const byBlock = new Map<bigint, typeof jobs>();
   for (const job of jobs) byBlock.set(job.block, [...(byBlock.get(job.block) ?? []), job]);
-  const result = new Map<Address, TokenMetadata>(
-    reads.map((read) => [read.address, { name: null, symbol: null, decimals: null, totalSupply: null }]),
+  const result: TokenReadings = new Map(
+    reads.map((read) => [
+      read.address,
+      {
+        name: null,
+        symbol: null,
+        decimals: null,
+        totalSupply: null,
+        describedAt: read.describeAt,
+        supplyAt: read.supplyAt,
+      },
+    ]),
   );
   await Promise.all(
     [...byBlock].map(async ([blockNumber, blockJobs]) => {
@@ -75,7 +90,7 @@ export async function readTokenMetadata(
   return result;
 }
 
-function decodeField(field: keyof TokenMetadata, data: Hex): string | number | null {
+function decodeField(field: TokenField, data: Hex): string | number | null {
   try {
     if (field === "name" || field === "symbol") return decodeText(data);
     const value = decodeFunctionResult({ abi, functionName: "totalSupply", data });

@@ -1,18 +1,9 @@
-import { type Address, zeroAddress } from "viem";
+import type { Address } from "viem";
 import { byteaText, createTableRows } from "../db/table-rows.ts";
-import { decodeTokenTransfer, type TokenTransferType } from "../decode/token-transfer.ts";
+import { decodeTokenTransfer } from "../decode/token-transfer.ts";
 import type { FetchedRange } from "./fetch-range.ts";
 
 export type RangeRows = ReturnType<typeof transformRange>;
-
-/** A token whose transfers appear in the range: the event forms it used and the blocks to read it at. */
-export type TokenCandidate = {
-  forms: Set<TokenTransferType>;
-  /** Its first transfer in the range. */
-  firstBlock: number;
-  /** Its last mint or burn in the range, when the supply changed. */
-  supplyBlock: number | null;
-};
 
 const Direction = { from: 1, to: 2, created: 4 } as const;
 const gweiInWei = 1_000_000_000n;
@@ -21,7 +12,8 @@ const gweiInWei = 1_000_000_000n;
  * Turns a validated range into the column-wise rows of each table. Quantities become decimal strings,
  * hashes the text form of bytea; nothing here talks to the node or the database.
  */
-export function transformRange({ blocks, receipts, internalTransactions, contracts }: FetchedRange) {
+export function transformRange(range: FetchedRange) {
+  const { blocks, receipts, internalTransactions, contracts } = range;
   const blockRows = createTableRows("blocks", {
     number: "int8",
     hash: "bytea",
@@ -159,7 +151,6 @@ export function transformRange({ blocks, receipts, internalTransactions, contrac
     first_seen_block: "int8",
     read_at_block: "int8",
   });
-  const tokenCandidates = new Map<Address, TokenCandidate>();
   const tokenInstanceRows = createTableRows("token_instances", {
     token_address: "bytea",
     token_id: "numeric",
@@ -373,14 +364,6 @@ export function transformRange({ blocks, receipts, internalTransactions, contrac
         });
         see(transfer.from, number);
         see(transfer.to, number);
-        const candidate = tokenCandidates.get(transfer.token) ?? {
-          forms: new Set(),
-          firstBlock: number,
-          supplyBlock: null,
-        };
-        candidate.forms.add(transfer.type);
-        if (transfer.from === zeroAddress || transfer.to === zeroAddress) candidate.supplyBlock = number;
-        tokenCandidates.set(transfer.token, candidate);
         if (transfer.type !== "ERC-20") {
           for (const id of transfer.tokenIds) {
             const key = `${transfer.token}/${id}`;
@@ -421,7 +404,8 @@ export function transformRange({ blocks, receipts, internalTransactions, contrac
     withdrawals: withdrawalRows,
     tokenTransfers: tokenTransferRows,
     tokens: tokenRows,
-    tokenCandidates,
+    tokenCandidates: range.tokenCandidates,
+    tokenReadings: range.tokenReadings,
     tokenInstances: tokenInstanceRows,
     addressTokenTransfers: addressTokenTransferRows,
     addresses: addressRows,
