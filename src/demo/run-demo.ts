@@ -66,8 +66,8 @@ export async function runDemo({ config, logger, signal }: RunDemoParameters): Pr
 }
 
 function exampleUrls(base: string, scenario: ScenarioResult): string {
-  const [account] = scenario.accounts;
-  const { token } = scenario.contracts;
+  const [account, holder] = scenario.accounts;
+  const { token, playground } = scenario.contracts;
   return `
 Sextant demo: chain ${scenario.chainId} indexed, API at ${base}
 
@@ -75,7 +75,12 @@ Try:
   ${base}/addresses/${account}/transactions
   ${base}/addresses/${account}/transactions?filter=from&sort=value&order=desc
   ${base}/addresses/${token}/logs
-  ${base}/addresses/${token}/transactions
+  ${base}/addresses/${holder}/tokens
+  ${base}/addresses/${holder}/nft/collections
+  ${base}/addresses/${holder}/token-transfers?type=ERC-1155
+  ${base}/tokens/${token}/holders
+  ${base}/token-transfers
+  ${base}/addresses/${playground}/internal-transactions
 
 Stop with Ctrl-C; the next "npm start" resumes this chain.
 `;
