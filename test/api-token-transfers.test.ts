@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createMetadataFetcher } from "../src/indexer/create-metadata-fetcher.ts";
+import { readTokenMetadata } from "../src/indexer/read-token-metadata.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, type TestDatabase } from "./support/databases.ts";
@@ -202,6 +203,22 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
       symbol: "SDT",
       decimals: 18,
     });
+    // ERC-165 as the contracts answer it (OpenZeppelin's ERC-721 and ERC-1155 declare theirs).
+    const at = BigInt(scenario.headBlockNumber);
+    const readings = await readTokenMetadata(
+      createRpcClient({ url: inject("demoRpcUrl") }),
+      [scenario.contracts.collectible, scenario.contracts.multiToken, scenario.contracts.token].map(
+        (address: string) => ({
+          address: address.toLowerCase() as `0x${string}`,
+          describeAt: at,
+          supplyAt: at,
+        }),
+      ),
+    );
+    const [collectible, multiToken, token] = [...readings.values()];
+    expect([collectible.supportsErc721, collectible.supportsErc1155]).toEqual([true, false]);
+    expect([multiToken.supportsErc721, multiToken.supportsErc1155]).toEqual([false, true]);
+    expect([token.supportsErc721, token.supportsErc1155]).toEqual([null, null]);
   });
 
   it("counts as holders exactly the accounts whose balanceOf is above zero", async () => {

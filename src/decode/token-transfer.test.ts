@@ -2,6 +2,7 @@ import { encodeAbiParameters, pad, toHex } from "viem";
 import { describe, expect, it } from "vitest";
 import {
   decodeTokenTransfer,
+  erc20TransferTopic,
   transferBatchTopic,
   transferSingleTopic,
   transferTopic,
@@ -63,6 +64,23 @@ describe("decodeTokenTransfer", () => {
       data: batch,
     });
     expect(decoded).toMatchObject({ type: "ERC-1155", tokenIds: ids, amounts: ids.map((id) => id * 100n) });
+  });
+
+  it("reads ERC-404 v1's ERC20Transfer as the fungible form, and only that layout", () => {
+    expect(
+      decodeTokenTransfer({
+        address: token,
+        topics: [erc20TransferTopic, topic(alice), topic(bob)],
+        data: word(5n),
+      }),
+    ).toMatchObject({ type: "ERC-20", from: alice, to: bob, amounts: [5n] });
+    expect(
+      decodeTokenTransfer({
+        address: token,
+        topics: [erc20TransferTopic, topic(alice), topic(bob), word(1n)],
+        data: "0x",
+      }),
+    ).toBe("malformed");
   });
 
   it("ignores logs that are not transfers", () => {

@@ -15,6 +15,8 @@ export type TokenTransfer = {
 };
 
 export const transferTopic = toEventSelector("Transfer(address,address,uint256)");
+/** ERC-404 v1 (Pandora-style) announces its fungible side with this event instead of ERC-20's Transfer. */
+export const erc20TransferTopic = toEventSelector("ERC20Transfer(address,address,uint256)");
 export const transferSingleTopic = toEventSelector("TransferSingle(address,address,address,uint256,uint256)");
 export const transferBatchTopic = toEventSelector(
   "TransferBatch(address,address,address,uint256[],uint256[])",
@@ -23,8 +25,8 @@ export const transferBatchTopic = toEventSelector(
 export type DecodeTokenTransferParameters = { address: string; topics: (string | null)[]; data: string };
 
 /**
- * Reads a token transfer from a log: ERC-20 `Transfer` (3 topics, amount in data), ERC-721 `Transfer`
- * (4 topics, id indexed), ERC-1155 `TransferSingle` and `TransferBatch`. Returns null for a log that is
+ * Reads a token transfer from a log: ERC-20 `Transfer` (3 topics, amount in data; also ERC-404 v1's
+ * `ERC20Transfer`), ERC-721 `Transfer` (4 topics, id indexed), ERC-1155 `TransferSingle` and `TransferBatch`. Returns null for a log that is
  * not a transfer, and `"malformed"` for one whose topic matches but whose layout does not, so callers
  * can count those instead of failing on them.
  */
@@ -35,7 +37,7 @@ export function decodeTokenTransfer({
 }: DecodeTokenTransferParameters): TokenTransfer | "malformed" | null {
   const [topic0, ...indexed] = topics.filter((topic): topic is string => topic !== null);
   const token = address.toLowerCase() as Address;
-  if (topic0 === transferTopic) {
+  if (topic0 === transferTopic || topic0 === erc20TransferTopic) {
     if (indexed.length === 2 && data.length === 66 && indexed.every(isAddressTopic)) {
       return {
         type: "ERC-20",
@@ -46,7 +48,8 @@ export function decodeTokenTransfer({
         amounts: [hexToBigInt(data as Hex)],
       };
     }
-    if (indexed.length === 3 && data === "0x" && isAddressTopic(indexed[0]) && isAddressTopic(indexed[1])) {
+    const nftForm = topic0 === transferTopic && indexed.length === 3 && data === "0x";
+    if (nftForm && isAddressTopic(indexed[0]) && isAddressTopic(indexed[1])) {
       return {
         type: "ERC-721",
         token,

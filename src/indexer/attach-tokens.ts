@@ -2,7 +2,7 @@ import type { Address } from "viem";
 import type { Database } from "../db/client.ts";
 import { byteaText } from "../db/table-rows.ts";
 import type { RpcClient } from "../rpc/client.ts";
-import { readTokenMetadata, type TokenRead } from "./read-token-metadata.ts";
+import { readTokenMetadata, type TokenMetadata, type TokenRead } from "./read-token-metadata.ts";
 import type { TokenCandidate } from "./token-candidates.ts";
 import type { RangeRows } from "./transform-range.ts";
 
@@ -66,7 +66,9 @@ export async function attachTokens({ client, db, rows, keptUpTo }: AttachTokensP
     const token = metadata.get(read.address);
     rows.tokens.push({
       address: byteaText(read.address),
-      type: candidate ? tokenType(candidate.forms) : types.get(read.address),
+      type: candidate
+        ? tokenType(candidate.forms, read.describeAt === null ? undefined : token)
+        : types.get(read.address),
       name: token?.name,
       symbol: token?.symbol,
       decimals: token?.decimals,
@@ -107,11 +109,20 @@ async function staleSupplies(db: Database, keptUpTo: bigint) {
   return rows.map((row) => ({ address: row.address, type: row.type, supplyBlock: BigInt(row.supply_block) }));
 }
 
-/** ERC-1155 events decide; both ERC-20 and ERC-721 Transfer forms from one contract make it ERC-404. */
-function tokenType(forms: TokenCandidate["forms"]): string {
+/**
+ * A token's type from the transfer events it emitted and, for a token read for the first time, what it
+ * says of itself: ERC-1155 events decide; both ERC-20 and ERC-721 Transfer forms make ERC-404, and so do
+ * ERC-721 transfers from a contract with decimals, or ERC-20 transfers from one that declares the
+ * ERC-721 interface (an ERC-404 whose NFTs have not moved yet).
+ */
+export function tokenType(
+  forms: TokenCandidate["forms"],
+  reading?: Pick<TokenMetadata, "decimals" | "supportsErc721">,
+): string {
   if (forms.has("ERC-1155")) return "ERC-1155";
   if (forms.has("ERC-20") && forms.has("ERC-721")) return "ERC-404";
-  return forms.has("ERC-721") ? "ERC-721" : "ERC-20";
+  if (forms.has("ERC-721")) return (reading?.decimals ?? 0) > 0 ? "ERC-404" : "ERC-721";
+  return reading?.supportsErc721 === true ? "ERC-404" : "ERC-20";
 }
 
 /** The upsert that merges a range's token rows into stored ones (see attachTokens). */

@@ -17,6 +17,9 @@ const abi = parseAbi([
   "function totalSupply() view returns (uint256)",
 ]);
 const bytes32Abi = parseAbi(["function name() view returns (bytes32)"]);
+const erc165Abi = parseAbi(["function supportsInterface(bytes4) view returns (bool)"]);
+/** ERC-165 interface ids asked of every new token. */
+const interfaceIds = { supportsErc721: "0x80ac58cd", supportsErc1155: "0xd9b67a26" } as const;
 
 export type TokenRead = {
   address: Address;
@@ -31,18 +34,21 @@ export type TokenMetadata = {
   symbol: string | null;
   decimals: number | null;
   totalSupply: string | null;
+  /** ERC-165 answers; null where the contract does not implement `supportsInterface`. */
+  supportsErc721: boolean | null;
+  supportsErc1155: boolean | null;
   /** The blocks the fields were read at: `describedAt` for name, symbol and decimals (null: not read). */
   describedAt: bigint | null;
   supplyAt: bigint;
 };
 
-type TokenField = "name" | "symbol" | "decimals" | "totalSupply";
+type TokenField = "name" | "symbol" | "decimals" | "totalSupply" | keyof typeof interfaceIds;
 
 /** Readings of tokens, keyed by lowercase address. */
 export type TokenReadings = Map<Address, TokenMetadata>;
 
 /**
- * Reads tokens' name, symbol, decimals and total supply with batched `eth_call`s. A contract that
+ * Reads tokens' name, symbol, decimals, ERC-165 interfaces and total supply with batched `eth_call`s. A contract that
  * reverts, lacks the function or answers something unreadable gets null for that field; names and
  * symbols may be strings or `bytes32` (as older tokens return them).
  */
@@ -50,7 +56,7 @@ export async function readTokenMetadata(client: RpcClient, reads: TokenRead[]): 
   const jobs: { address: Address; field: TokenField; block: bigint }[] = [];
   for (const read of reads) {
     if (read.describeAt !== null) {
-      for (const field of ["name", "symbol", "decimals"] as const)
+      for (const field of ["name", "symbol", "decimals", "supportsErc721", "supportsErc1155"] as const)
         jobs.push({ address: read.address, field, block: read.describeAt });
     }
     jobs.push({ address: read.address, field: "totalSupply", block: read.supplyAt });
@@ -65,6 +71,8 @@ export async function readTokenMetadata(client: RpcClient, reads: TokenRead[]): 
         symbol: null,
         decimals: null,
         totalSupply: null,
+        supportsErc721: null,
+        supportsErc1155: null,
         describedAt: read.describeAt,
         supplyAt: read.supplyAt,
       },
@@ -76,7 +84,14 @@ export async function readTokenMetadata(client: RpcClient, reads: TokenRead[]): 
         blockNumber,
         calls: blockJobs.map((job) => ({
           to: job.address,
-          data: encodeFunctionData({ abi, functionName: job.field }),
+          data:
+            job.field === "supportsErc721" || job.field === "supportsErc1155"
+              ? encodeFunctionData({
+                  abi: erc165Abi,
+                  functionName: "supportsInterface",
+                  args: [interfaceIds[job.field]],
+                })
+              : encodeFunctionData({ abi, functionName: job.field }),
         })),
       });
       blockJobs.forEach((job, i) => {
@@ -90,8 +105,14 @@ export async function readTokenMetadata(client: RpcClient, reads: TokenRead[]): 
   return result;
 }
 
-function decodeField(field: TokenField, data: Hex): string | number | null {
+function decodeField(field: TokenField, data: Hex): string | number | boolean | null {
   try {
+    if (field === "supportsErc721" || field === "supportsErc1155") {
+      // Exactly one word: a fallback function answering anything else is no ERC-165 answer.
+      return data.length === 66
+        ? decodeFunctionResult({ abi: erc165Abi, functionName: "supportsInterface", data })
+        : null;
+    }
     if (field === "name" || field === "symbol") return decodeText(data);
     const value = decodeFunctionResult({ abi, functionName: "totalSupply", data });
     if (field === "decimals") return value <= 255n ? Number(value) : null;
