@@ -1,6 +1,6 @@
 import type { FastifySchemaValidationError } from "fastify/types/schema.js";
 import { BaseError } from "../errors.ts";
-import { hashPattern, integerPattern } from "./params.ts";
+import { hashPattern, integerPatterns } from "./params.ts";
 
 /**
  * Parameters that take one of several forms: Blockscout reports the failed `anyOf` and then why each
@@ -76,7 +76,7 @@ function detailOf(error: FastifySchemaValidationError, name: string): string {
     case "enum":
       return "Invalid value for enum";
     case "pattern":
-      return params.pattern === integerPattern
+      return integerPatterns.has(String(params.pattern))
         ? "Invalid integer. Got: string"
         : `Invalid format. Expected ~r/${params.pattern}/`;
     case "type":

@@ -2,8 +2,13 @@
 export const addressPattern = "^0x([A-Fa-f0-9]{40})$";
 /** Pattern of a 32-byte hash parameter (Blockscout's). */
 export const hashPattern = "^0x([A-Fa-f0-9]{64})$";
-/** A cursor integer as clients send it back: digits, or `null`/empty for "no value". */
-export const integerPattern = "^([0-9]+|null|)$";
+/**
+ * A cursor integer as clients send it back: digits, or `null`/empty for "no value". The digit limit is
+ * the column's: beyond it the value could not be compared, so it is refused rather than failing the query.
+ */
+const cursorPattern = (digits: number) => `^([0-9]{1,${digits}}|null|)$`;
+/** Patterns of integer parameters, whose failure Blockscout words "Invalid integer". */
+export const integerPatterns = new Set([cursorPattern(9), cursorPattern(18), cursorPattern(78)]);
 
 export const addressHashParams = {
   type: "object",
@@ -23,11 +28,16 @@ export const blockHashOrNumberParams = {
   },
 } as const;
 
-export const integerCursor = { type: "string", pattern: integerPattern } as const;
+/** A block number (or another int8 key) in a cursor. */
+export const bigintCursor = { type: "string", pattern: cursorPattern(18) } as const;
+/** A position (transaction, log or frame index, page count) in a cursor. */
+export const indexCursor = { type: "string", pattern: cursorPattern(9) } as const;
+/** A uint256 (value, fee, token id) in a cursor. */
+export const uint256Cursor = { type: "string", pattern: cursorPattern(78) } as const;
 
 /** Parameters every list accepts besides its own: Blockscout's page counter and API keys. */
 export const commonListQuery = {
-  items_count: integerCursor,
+  items_count: indexCursor,
   apikey: { type: "string" },
   key: { type: "string" },
 } as const;

@@ -2,7 +2,14 @@ import type { FastifyInstance } from "fastify";
 import { listAddressInternalTransactions } from "../../db/queries/address-internal-transactions.ts";
 import { findAddresses } from "../../db/queries/addresses.ts";
 import { pageSize, toPage } from "../paging.ts";
-import { addressHashParams, commonListQuery, cursorInteger, integerCursor, lowerHex } from "../params.ts";
+import {
+  addressHashParams,
+  bigintCursor,
+  commonListQuery,
+  cursorInteger,
+  indexCursor,
+  lowerHex,
+} from "../params.ts";
 import type { ApiContext } from "../server.ts";
 import { internalTransactionAddresses, renderInternalTransaction } from "../views/internal-transaction.ts";
 
@@ -13,9 +20,9 @@ const querystring = {
   additionalProperties: false,
   properties: {
     filter: { type: "string", enum: ["to", "from"] },
-    block_number: integerCursor,
-    transaction_index: integerCursor,
-    index: integerCursor,
+    block_number: bigintCursor,
+    transaction_index: indexCursor,
+    index: indexCursor,
     ...commonListQuery,
   },
 } as const;

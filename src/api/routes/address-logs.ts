@@ -4,10 +4,11 @@ import { findAddresses } from "../../db/queries/addresses.ts";
 import { pageSize, toPage } from "../paging.ts";
 import {
   addressHashParams,
+  bigintCursor,
   commonListQuery,
   cursorInteger,
   hashPattern,
-  integerCursor,
+  indexCursor,
   lowerHex,
 } from "../params.ts";
 import type { ApiContext } from "../server.ts";
@@ -20,8 +21,8 @@ const querystring = {
   additionalProperties: false,
   properties: {
     topic: { type: "string", pattern: hashPattern },
-    block_number: integerCursor,
-    index: integerCursor,
+    block_number: bigintCursor,
+    index: indexCursor,
     ...commonListQuery,
   },
 } as const;

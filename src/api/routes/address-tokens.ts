@@ -7,10 +7,10 @@ import {
   addressHashParams,
   commonListQuery,
   cursorDecimal,
-  integerCursor,
   lowerHex,
   tokenTypeList,
   tokenTypeListPattern,
+  uint256Cursor,
 } from "../params.ts";
 import type { ApiContext } from "../server.ts";
 import { ExactNumber, pageJson, renderToken, renderTokenInstance } from "../views/token.ts";
@@ -42,7 +42,7 @@ const querystring = {
   additionalProperties: false,
   properties: {
     type: { type: "string" },
-    value: integerCursor,
+    value: uint256Cursor,
     id: { type: "string", pattern: idPattern },
     fiat_value: { type: "string" },
     token_name: { type: "string" },

@@ -11,12 +11,14 @@ import { timestamp } from "../format.ts";
 import { pageSize, toPage } from "../paging.ts";
 import {
   addressHashParams,
+  bigintCursor,
   commonListQuery,
   cursorDecimal,
   cursorInteger,
   hashPattern,
-  integerCursor,
+  indexCursor,
   lowerHex,
+  uint256Cursor,
 } from "../params.ts";
 import type { ApiContext } from "../server.ts";
 import { renderTokenTransfer, tokenTransferAddresses } from "../views/token-transfer.ts";
@@ -40,10 +42,10 @@ const querystring = {
     filter: { type: "string", enum: ["to", "from"] },
     sort: { type: "string", enum: ["block_number", "value", "fee"] },
     order: { type: "string", enum: ["asc", "desc"] },
-    block_number: integerCursor,
-    index: integerCursor,
-    value: integerCursor,
-    fee: integerCursor,
+    block_number: bigintCursor,
+    index: indexCursor,
+    value: uint256Cursor,
+    fee: uint256Cursor,
     hash: { type: "string", pattern: hashPattern },
     inserted_at: { type: "string" },
     ...commonListQuery,

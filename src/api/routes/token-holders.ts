@@ -12,9 +12,9 @@ import {
   addressHashParams,
   commonListQuery,
   cursorDecimal,
-  integerCursor,
   lowerHex,
   tokenInstanceParams,
+  uint256Cursor,
 } from "../params.ts";
 import type { ApiContext } from "../server.ts";
 import { renderAddress } from "../views/address.ts";
@@ -26,9 +26,9 @@ const querystring = {
   type: "object",
   additionalProperties: false,
   properties: {
-    value: integerCursor,
+    value: uint256Cursor,
     address_hash: addressCursor,
-    token_id: integerCursor,
+    token_id: uint256Cursor,
     ...commonListQuery,
   },
 } as const;

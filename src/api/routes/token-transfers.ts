@@ -6,10 +6,11 @@ import { pageSize, toPage } from "../paging.ts";
 import {
   addressHashParams,
   addressPattern,
+  bigintCursor,
   commonListQuery,
   cursorInteger,
   hashPattern,
-  integerCursor,
+  indexCursor,
   lowerHex,
   tokenTypeList,
 } from "../params.ts";
@@ -27,11 +28,11 @@ type Query = {
 };
 
 const cursorProperties = {
-  block_number: integerCursor,
-  index: integerCursor,
-  index_in_batch: integerCursor,
+  block_number: bigintCursor,
+  index: indexCursor,
+  index_in_batch: indexCursor,
   // Blockscout's other batch keys, accepted back: the block and log already say where the batch is.
-  batch_log_index: integerCursor,
+  batch_log_index: indexCursor,
   batch_block_hash: { type: "string", pattern: `${hashPattern}|^(null|)$` },
   batch_transaction_hash: { type: "string", pattern: `${hashPattern}|^(null|)$` },
   ...commonListQuery,

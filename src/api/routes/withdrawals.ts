@@ -6,10 +6,10 @@ import { notFound } from "../errors.ts";
 import { pageSize, toPage } from "../paging.ts";
 import {
   addressHashParams,
+  bigintCursor,
   blockHashOrNumberParams,
   commonListQuery,
   cursorInteger,
-  integerCursor,
   lowerHex,
 } from "../params.ts";
 import type { ApiContext } from "../server.ts";
@@ -18,7 +18,7 @@ import { renderWithdrawal } from "../views/withdrawal.ts";
 const querystring = {
   type: "object",
   additionalProperties: false,
-  properties: { index: integerCursor, ...commonListQuery },
+  properties: { index: bigintCursor, ...commonListQuery },
 } as const;
 
 type Query = { index?: string };
