@@ -34,11 +34,6 @@ export function notFound(): ApiError {
   return new ApiError(404, { message: "Not found" });
 }
 
-/** 422 with one entry for one bad parameter, for checks a schema cannot express. */
-export function invalidParameter(name: string, detail: string): ApiError {
-  return new ApiError(422, { errors: [{ title: "Invalid value", source: { pointer: `/${name}` }, detail }] });
-}
-
 /**
  * Turns schema validation failures into Blockscout's 422 body: one entry per bad parameter, with the
  * messages Blockscout's OpenApiSpex casting produces.

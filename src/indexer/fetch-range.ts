@@ -11,7 +11,7 @@ import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
 import type { Tracer } from "./choose-tracer.ts";
 import { type InternalTransaction, mapCallTracerBlock, mapParityBlock } from "./map-traces.ts";
 import { readTokenMetadata, type TokenReadings } from "./read-token-metadata.ts";
-import { type TokenCandidate, tokenCandidatesOf } from "./token-candidates.ts";
+import { type RangeTransfers, type TokenCandidate, tokenCandidatesOf } from "./token-candidates.ts";
 import { validateRange } from "./validate-range.ts";
 
 export type FetchRangeParameters = {
@@ -35,6 +35,8 @@ export type FetchedRange = {
   internalTransactions: InternalTransaction[][][] | null;
   /** Addresses in this range known to hold code at its last block. */
   contracts: Set<Address>;
+  /** The range's token transfers, decoded once for the reads here and the rows of the transform. */
+  tokenTransfers: RangeTransfers;
   /** The tokens that move in the range. */
   tokenCandidates: Map<Address, TokenCandidate>;
   /** What was read of them ahead of writing, at the blocks `attachTokens` wants (see there). */
@@ -108,7 +110,7 @@ export async function fetchRange(
     }
   }
   for (const address of contracts) knownContracts.add(address);
-  const tokenCandidates = tokenCandidatesOf(blocks, receipts);
+  const { transfers: tokenTransfers, candidates: tokenCandidates } = tokenCandidatesOf(blocks, receipts);
   const reads = [...tokenCandidates]
     .filter(([address, candidate]) => !describedTokens.has(address) || candidate.supplyBlock !== null)
     .map(([address, candidate]) => ({
@@ -118,7 +120,17 @@ export async function fetchRange(
     }));
   const tokenReadings = await readTokenMetadata(client, reads);
   for (const read of reads) describedTokens.add(read.address);
-  return { from, to, blocks, receipts, internalTransactions, contracts, tokenCandidates, tokenReadings };
+  return {
+    from,
+    to,
+    blocks,
+    receipts,
+    internalTransactions,
+    contracts,
+    tokenTransfers,
+    tokenCandidates,
+    tokenReadings,
+  };
 }
 
 /**
@@ -195,11 +207,6 @@ async function receiptsPerTransaction(
     offset += count;
     return own.some((receipt) => receipt === null) ? null : (own as RpcReceipt[]);
   });
-}
-
-/** Whether the node refused `eth_getCode`, so contracts are known only from creations and logs. */
-export function lacksCodeLookup(client: RpcClient): boolean {
-  return withoutCode.has(client);
 }
 
 /** EIP-7702 delegation designators (`0xef0100` + address) give an account code without making it a contract. */

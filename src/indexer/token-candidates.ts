@@ -1,5 +1,5 @@
 import { type Address, zeroAddress } from "viem";
-import { decodeTokenTransfer, type TokenTransferType } from "../decode/token-transfer.ts";
+import { decodeTokenTransfer, type TokenTransfer, type TokenTransferType } from "../decode/token-transfer.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
 
 /** A token whose transfers appear in a range: the event forms it used and the blocks to read it at. */
@@ -11,11 +11,23 @@ export type TokenCandidate = {
   supplyBlock: number | null;
 };
 
-/** The tokens that move in a range's logs, keyed by lowercase address. */
+/** Each token-transfer-shaped log of a range, decoded, keyed by `transferKey`. */
+export type RangeTransfers = Map<string, TokenTransfer | "malformed">;
+
+/** The key of a log in RangeTransfers. */
+export function transferKey(blockNumber: number, logIndex: number): string {
+  return `${blockNumber}/${logIndex}`;
+}
+
+/**
+ * Decodes a range's token transfers once (the transform reuses them) and finds the tokens that move in
+ * them, keyed by lowercase address.
+ */
 export function tokenCandidatesOf(
   blocks: RpcFullBlock[],
   receipts: RpcReceipt[][],
-): Map<Address, TokenCandidate> {
+): { transfers: RangeTransfers; candidates: Map<Address, TokenCandidate> } {
+  const transfers: RangeTransfers = new Map();
   const candidates = new Map<Address, TokenCandidate>();
   blocks.forEach((block, b) => {
     const number = Number(block.number);
@@ -25,7 +37,9 @@ export function tokenCandidatesOf(
         topics: log.topics as string[],
         data: log.data,
       });
-      if (transfer === null || transfer === "malformed") continue;
+      if (transfer === null) continue;
+      transfers.set(transferKey(number, Number(log.logIndex)), transfer);
+      if (transfer === "malformed") continue;
       const candidate = candidates.get(transfer.token) ?? {
         forms: new Set(),
         firstBlock: number,
@@ -36,5 +50,5 @@ export function tokenCandidatesOf(
       candidates.set(transfer.token, candidate);
     }
   });
-  return candidates;
+  return { transfers, candidates };
 }

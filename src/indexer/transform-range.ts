@@ -1,7 +1,7 @@
 import type { Address } from "viem";
 import { byteaText, createTableRows } from "../db/table-rows.ts";
-import { decodeTokenTransfer } from "../decode/token-transfer.ts";
 import type { FetchedRange } from "./fetch-range.ts";
+import { transferKey } from "./token-candidates.ts";
 
 export type RangeRows = ReturnType<typeof transformRange>;
 
@@ -347,7 +347,7 @@ export function transformRange(range: FetchedRange) {
           data: byteaText(log.data),
         });
         see(log.address, number);
-        const transfer = decodeTokenTransfer({ address: log.address, topics, data: log.data });
+        const transfer = range.tokenTransfers.get(transferKey(number, Number(log.logIndex))) ?? null;
         if (transfer === "malformed") malformedTokenTransfers++;
         if (transfer === null || transfer === "malformed") continue;
         tokenTransferRows.push({
