@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { type Address, getAddress } from "viem";
 import { BaseError } from "./errors.ts";
 import { defaultIpfsGateway } from "./indexer/fetch-token-metadata.ts";
 
@@ -31,6 +32,25 @@ export type Config = {
   tracer: "auto" | "callTracer" | "parity" | "none";
   /** Deepest chain reorganization followed (`SEXTANT_REORG_DEPTH`, `--reorg-depth`). */
   maxReorgDepth: number;
+  /**
+   * Folder of operator ABIs (`SEXTANT_ABI_DIR`, `--abi-dir`): plain ABI JSON named by address, or
+   * Sourcify-style `metadata.json`; imported at start and whenever a file appears. Default `<data dir>/abis`.
+   */
+  abiDir?: string;
+  /** EntryPoint v0.6 addresses indexed for ERC-4337 (`SEXTANT_ENTRY_POINTS_V06`, `--entry-points-v06`); `none` turns it off. */
+  entryPointsV06: Address[];
+  /** EntryPoint v0.7 addresses (`SEXTANT_ENTRY_POINTS_V07`, `--entry-points-v07`); `none` turns it off. */
+  entryPointsV07: Address[];
+  /** EntryPoint v0.8 addresses (`SEXTANT_ENTRY_POINTS_V08`, `--entry-points-v08`); `none` turns it off. */
+  entryPointsV08: Address[];
+  /** Uniswap v3 factory whose pools' events become actions (`INDEXER_TX_ACTIONS_UNISWAP_V3_FACTORY_CONTRACT`). */
+  uniswapV3Factory: Address | null;
+  /** Uniswap v3 position manager whose mints become `mint_nft` actions (`INDEXER_TX_ACTIONS_UNISWAP_V3_NFT_POSITION_MANAGER_CONTRACT`). */
+  uniswapV3PositionManager: Address | null;
+  /** Aave v3 pool whose events become actions (`INDEXER_TX_ACTIONS_AAVE_V3_POOL_CONTRACT`). */
+  aaveV3Pool: Address | null;
+  /** Blockscout-compatible transaction interpretation service asked first for endpoint 7 (`SEXTANT_INTERPRETER_URL`). */
+  interpreterUrl?: string;
   /** pino log level (`LOG_LEVEL`, `--log-level`). */
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 };
@@ -72,6 +92,24 @@ const url =
     return raw;
   };
 
+const addressPattern = /^0x[0-9a-fA-F]{40}$/;
+
+const address = (raw: string, name: string): Address | null => {
+  if (raw === "none") return null;
+  if (!addressPattern.test(raw)) throw new ConfigError(`${name} must be an address or "none", got "${raw}"`);
+  return getAddress(raw.toLowerCase());
+};
+
+const addressList = (raw: string, name: string): Address[] => {
+  if (raw === "none") return [];
+  return raw.split(",").map((part) => {
+    const parsed = address(part.trim(), name);
+    if (parsed === null)
+      throw new ConfigError(`${name} must be a comma-separated list of addresses or "none"`);
+    return parsed;
+  });
+};
+
 const tracers = ["auto", "callTracer", "parity", "none"];
 const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
@@ -105,6 +143,26 @@ const fields: Record<keyof Config, Field> = {
     },
   },
   maxReorgDepth: { env: "SEXTANT_REORG_DEPTH", flag: "reorg-depth", parse: integer(1, 100_000) },
+  abiDir: { env: "SEXTANT_ABI_DIR", flag: "abi-dir", parse: (raw) => resolve(raw) },
+  entryPointsV06: { env: "SEXTANT_ENTRY_POINTS_V06", flag: "entry-points-v06", parse: addressList },
+  entryPointsV07: { env: "SEXTANT_ENTRY_POINTS_V07", flag: "entry-points-v07", parse: addressList },
+  entryPointsV08: { env: "SEXTANT_ENTRY_POINTS_V08", flag: "entry-points-v08", parse: addressList },
+  uniswapV3Factory: {
+    env: "INDEXER_TX_ACTIONS_UNISWAP_V3_FACTORY_CONTRACT",
+    flag: "uniswap-v3-factory",
+    parse: address,
+  },
+  uniswapV3PositionManager: {
+    env: "INDEXER_TX_ACTIONS_UNISWAP_V3_NFT_POSITION_MANAGER_CONTRACT",
+    flag: "uniswap-v3-position-manager",
+    parse: address,
+  },
+  aaveV3Pool: { env: "INDEXER_TX_ACTIONS_AAVE_V3_POOL_CONTRACT", flag: "aave-v3-pool", parse: address },
+  interpreterUrl: {
+    env: "SEXTANT_INTERPRETER_URL",
+    flag: "interpreter-url",
+    parse: url(["http:", "https:"]),
+  },
   logLevel: {
     env: "LOG_LEVEL",
     flag: "log-level",
@@ -128,6 +186,13 @@ const defaults: Config = {
   ipfsGateway: defaultIpfsGateway,
   tracer: "auto",
   maxReorgDepth: 128,
+  // The canonical deployments (the same address on every chain) and Ethereum mainnet's protocol contracts.
+  entryPointsV06: ["0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789"],
+  entryPointsV07: ["0x0000000071727De22E5E9d8BAf0edAc6f37da032"],
+  entryPointsV08: ["0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108"],
+  uniswapV3Factory: "0x1F98431c8aD98523631AE4a59f267346ea31F984",
+  uniswapV3PositionManager: "0xC36442b4a4522E871399CD717aBDD847Ab11FE88",
+  aaveV3Pool: "0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2",
   logLevel: "info",
 };
 
