@@ -166,9 +166,12 @@ const gethExpectations: Record<string, (rows: InternalTransaction[], fixture: Ge
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ error: "reverted", gasUsed: null, output: null });
   },
-  "revert_reason.json": (rows) => {
+  "revert_reason.json": (rows, { result }) => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ error: "reverted", output: null });
+    // What it reverted with is kept apart: Error("Self-delegation is disallowed.").
+    expect(result.output).toMatch(/^0x08c379a0/);
+    expect(rows[0].revertOutput).toBe(result.output);
   },
   "selfdestruct.json": (rows) => {
     expect(rows[1]).toEqual({
@@ -232,6 +235,7 @@ describe("mapCallTracerBlock on go-ethereum's callTracer test cases", () => {
       // A failed frame keeps no result, whichever tracer reported it.
       if (row.error !== null)
         expect([row.gasUsed, row.output, row.createdContract]).toEqual([null, null, null]);
+      expect(row.revertOutput !== null).toBe(row.error === "reverted");
     }
     // Real geth already reports the gas limit on the top frame.
     expect(rows[0].gas).toBe(transaction.gas);
@@ -396,7 +400,11 @@ describe("mapParityBlock on a recorded mainnet block (erigon trace_block)", () =
         });
       }
       if (trace.error) expect(row.error).toBe(normalizeTraceError(trace.error));
+      // erigon sends what a reverted call returned in `result.output`, as anvil does.
+      if (trace.error === "Reverted" && trace.type === "call")
+        expect(row.revertOutput).toBe(trace.result?.output);
     });
+    expect(rows.filter((row) => row.revertOutput?.startsWith("0x08c379a0"))).not.toHaveLength(0);
     expect(types).toEqual(new Set(["call", "staticcall", "delegatecall", "create", "selfdestruct"]));
     expect(rows.filter((row) => row.error === "reverted")).toHaveLength(7);
     expect(rows.filter((row) => row.error === "out of gas")).toHaveLength(2);
@@ -556,6 +564,15 @@ describe("both tracers on the demo chain (anvil)", () => {
     expect(byHash(examples.failedWithReason)[0].error).toBe("reverted");
     expect(byHash(examples.failedWithCustomError)[0].error).toBe("reverted");
     expect(byHash(examples.failedOutOfGas)[0].error).toBe("out of gas");
+    // Error(string) and Playground's RequestedFailure(address,uint256): selector, then the ABI words.
+    expect(byHash(examples.failedWithReason)[0].revertOutput).toMatch(/^0x08c379a0([0-9a-f]{64}){3,}$/);
+    expect(byHash(examples.failedWithCustomError)[0].revertOutput).toMatch(/^0x3cf2ee3d([0-9a-f]{64}){2}$/);
+    expect(byHash(examples.failedOutOfGas)[0].revertOutput).toBeNull();
+    // The caught inner revert keeps its data on the inner frame; the transaction did not revert.
+    expect(byHash(examples.caughtInnerRevert)[0].revertOutput).toBeNull();
+    expect(byHash(examples.caughtInnerRevert).some((row) => row.revertOutput?.startsWith("0x08c379a0"))).toBe(
+      true,
+    );
     for (const hash of scenario.failedTransactionHashes) expect(byHash(hash)[0].error).not.toBeNull();
   });
 });

@@ -52,6 +52,12 @@ export type InternalTransaction = {
   output: Hex | null;
   /** Why the frame failed, normalized by {@link normalizeTraceError}; `parent reverted` when an enclosing frame failed. */
   error: string | null;
+  /**
+   * What the frame reverted with when its own error is `reverted` (an `Error(string)`, `Panic(uint256)` or
+   * custom error, `0x` when it gave none); null otherwise. Kept apart from `output`, which stays null for
+   * failed frames as in Blockscout, so that the transaction's revert reason can be decoded.
+   */
+  revertOutput: Hex | null;
 };
 
 /** What a transaction and its receipt say about it, to anchor the top frame of its trace. */
@@ -349,7 +355,7 @@ function parityFrame(trace: ParityTrace): RawFrame | null {
  *   reports the block's cumulative gas as `gasUsed`;
  * - a failed frame has no `gasUsed`, `output` or `createdContract`: Parity sends no result for most
  *   failures while geth always sends `gasUsed`, and Blockscout drops all three for failed frames
- *   ("we don't save reverted trace outputs");
+ *   ("we don't save reverted trace outputs"); what a reverted frame returned goes to `revertOutput`;
  * - a frame inside a failed frame gets the error `parent reverted` (its own error, if any, wins) and loses
  *   the same fields, as Blockscout's internal transaction fetcher marks them;
  * - `selfdestruct` has no gas figures (Parity gives none; Blockscout keeps none), input `0x`, no output.
@@ -385,6 +391,8 @@ function finishTransaction(
       // callTracer leaves `output` out when it is empty; Parity sends "0x".
       output: error !== null || selfdestruct ? null : ((frame.output as Hex | undefined) ?? "0x"),
       error,
+      // Both tracers send the revert data (Parity in `result.output`); callTracer leaves an empty one out.
+      revertOutput: ownError === "reverted" ? ((frame.output as Hex | undefined) ?? "0x") : null,
     };
   });
 }

@@ -1,0 +1,178 @@
+import { createRequire } from "node:module";
+import {
+  type Abi,
+  type AbiEvent,
+  type AbiFunction,
+  type AbiParameter,
+  erc20Abi,
+  erc721Abi,
+  erc1155Abi,
+  erc4626Abi,
+  type Hex,
+  multicall3Abi,
+  toEventSelector,
+  toFunctionSelector,
+} from "viem";
+import { entryPoint06Abi, entryPoint07Abi, entryPoint08Abi } from "viem/account-abstraction";
+import { formatAbiItem } from "viem/utils";
+
+export {
+  entryPoint06Abi,
+  entryPoint07Abi,
+  entryPoint08Abi,
+  erc20Abi,
+  erc721Abi,
+  erc1155Abi,
+  erc4626Abi,
+  multicall3Abi,
+};
+
+const require = createRequire(import.meta.url);
+
+/** The `abi` of a Hardhat or Truffle artifact shipped in an npm package. */
+function artifactAbi(path: string): Abi {
+  return (require(path) as { abi: Abi }).abi;
+}
+
+const openZeppelin = (name: string) => artifactAbi(`@openzeppelin/contracts/build/contracts/${name}.json`);
+
+/** OpenZeppelin's `IERC165` (`supportsInterface`). */
+export const erc165Abi = openZeppelin("IERC165");
+/** OpenZeppelin's `IERC1967`: the `Upgraded`, `AdminChanged` and `BeaconUpgraded` events of EIP-1967 proxies. */
+export const erc1967Abi = openZeppelin("IERC1967");
+/** OpenZeppelin 5's `ERC1967Proxy` (its constructor and the errors of `ERC1967Utils`). */
+export const erc1967ProxyAbi = openZeppelin("ERC1967Proxy");
+/** OpenZeppelin 5's `UpgradeableBeacon`. */
+export const upgradeableBeaconAbi = openZeppelin("UpgradeableBeacon");
+/** OpenZeppelin's `IERC1822Proxiable` (`proxiableUUID`, EIP-1822 UUPS). */
+export const erc1822ProxiableAbi = openZeppelin("IERC1822Proxiable");
+/** OpenZeppelin 5's `Ownable`: `OwnershipTransferred` and its custom errors. */
+export const ownableAbi = openZeppelin("Ownable");
+/** Custom errors of OpenZeppelin 5's tokens (ERC-6093), e.g. `ERC20InsufficientBalance`. */
+export const erc20ErrorsAbi = openZeppelin("IERC20Errors");
+export const erc721ErrorsAbi = openZeppelin("IERC721Errors");
+export const erc1155ErrorsAbi = openZeppelin("IERC1155Errors");
+
+/** Canonical WETH9 (`deposit`, `withdraw`, `Deposit`, `Withdrawal`). */
+export const weth9Abi = artifactAbi("canonical-weth/build/contracts/WETH9.json");
+
+export const uniswapV3PoolAbi = artifactAbi(
+  "@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json",
+);
+export const uniswapV3FactoryAbi = artifactAbi(
+  "@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json",
+);
+export const nonfungiblePositionManagerAbi = artifactAbi(
+  "@uniswap/v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json",
+);
+export const swapRouterAbi = artifactAbi(
+  "@uniswap/v3-periphery/artifacts/contracts/SwapRouter.sol/SwapRouter.json",
+);
+/** Aave v3's `IPool`: supply, borrow, repay, withdraw, flash loans, liquidations and their events. */
+export const aaveV3PoolAbi = artifactAbi("@aave/core-v3/artifacts/contracts/interfaces/IPool.sol/IPool.json");
+
+/** An ABI's `error` item (viem exports the function and event item types, not this one). */
+export type AbiError = Extract<Abi[number], { type: "error" }>;
+
+/** An ABI with a human name for it, e.g. to name a contract whose code matches it. */
+export type NamedAbi = { name: string; abi: Abi };
+
+/**
+ * Every built-in ABI, in the order decoding prefers them when two declare the same selector or topic
+ * with different parameter names: the token standards first, so `transfer` reads as ERC-20's.
+ */
+export const builtinAbis: readonly NamedAbi[] = [
+  { name: "ERC-20", abi: erc20Abi },
+  { name: "ERC-721", abi: erc721Abi },
+  { name: "ERC-1155", abi: erc1155Abi },
+  { name: "ERC-4626", abi: erc4626Abi },
+  { name: "ERC-165", abi: erc165Abi },
+  { name: "ERC-20 errors", abi: erc20ErrorsAbi },
+  { name: "ERC-721 errors", abi: erc721ErrorsAbi },
+  { name: "ERC-1155 errors", abi: erc1155ErrorsAbi },
+  { name: "WETH9", abi: weth9Abi },
+  { name: "ERC1967Proxy", abi: erc1967ProxyAbi },
+  { name: "IERC1967", abi: erc1967Abi },
+  { name: "UpgradeableBeacon", abi: upgradeableBeaconAbi },
+  { name: "IERC1822Proxiable", abi: erc1822ProxiableAbi },
+  { name: "Ownable", abi: ownableAbi },
+  { name: "Multicall3", abi: multicall3Abi },
+  { name: "EntryPoint v0.6", abi: entryPoint06Abi },
+  { name: "EntryPoint v0.7", abi: entryPoint07Abi },
+  { name: "EntryPoint v0.8", abi: entryPoint08Abi },
+  { name: "UniswapV3Pool", abi: uniswapV3PoolAbi },
+  { name: "UniswapV3Factory", abi: uniswapV3FactoryAbi },
+  { name: "NonfungiblePositionManager", abi: nonfungiblePositionManagerAbi },
+  { name: "SwapRouter", abi: swapRouterAbi },
+  { name: "Aave v3 Pool", abi: aaveV3PoolAbi },
+];
+
+/**
+ * An ABI's functions, events and errors by selector (lowercase `0x` hex: 4 bytes, 32 for events). A
+ * selector may have several entries: the same signature with other parameter names, or a rare collision.
+ */
+export type AbiIndex = {
+  functions: ReadonlyMap<Hex, readonly AbiFunction[]>;
+  /** Anonymous events have no selector topic and are left out. */
+  events: ReadonlyMap<Hex, readonly AbiEvent[]>;
+  errors: ReadonlyMap<Hex, readonly AbiError[]>;
+};
+
+const indexes = new WeakMap<Abi, AbiIndex>();
+
+/**
+ * Indexes an ABI by selector; the index is kept as long as the ABI object lives, so decoding many
+ * transactions of one contract hashes its signatures once. Entries that differ in nothing are kept once.
+ *
+ * @example
+ * indexAbi(erc20Abi).functions.get("0xa9059cbb")?.[0].name; // "transfer"
+ */
+export function indexAbi(abi: Abi): AbiIndex {
+  const known = indexes.get(abi);
+  if (known) return known;
+  const functions = new Map<Hex, AbiFunction[]>();
+  const events = new Map<Hex, AbiEvent[]>();
+  const errors = new Map<Hex, AbiError[]>();
+  const seen = new Set<string>();
+  const add = <T extends AbiFunction | AbiEvent | AbiError>(into: Map<Hex, T[]>, selector: Hex, item: T) => {
+    const key = JSON.stringify([item.type, item.name, item.inputs.map(shape)]);
+    if (seen.has(key)) return;
+    seen.add(key);
+    into.set(selector, [...(into.get(selector) ?? []), item]);
+  };
+  for (const item of abi) {
+    if (item.type === "function") add(functions, toFunctionSelector(item), item);
+    else if (item.type === "event" && !item.anonymous) add(events, toEventSelector(item), item);
+    else if (item.type === "error") add(errors, toFunctionSelector(formatAbiItem(item)), item);
+  }
+  const index = { functions, events, errors };
+  indexes.set(abi, index);
+  return index;
+}
+
+/** The built-in ABIs indexed together, in {@link builtinAbis} order. */
+export const builtinAbiIndex: AbiIndex = indexAbi(builtinAbis.flatMap(({ abi }) => abi));
+
+/**
+ * The events of an index that can have produced a log: same selector, and as many indexed parameters
+ * as the log has topics after the selector. That tells ERC-20's `Transfer` (two indexed) from ERC-721's
+ * (three), which share the selector.
+ *
+ * @example
+ * eventsOfLog(builtinAbiIndex, [transferTopic, from, to, tokenId])[0].inputs[2].name; // "tokenId"
+ */
+export function eventsOfLog(index: AbiIndex, topics: readonly Hex[]): AbiEvent[] {
+  const [selector] = topics;
+  if (selector === undefined) return [];
+  const indexedCount = topics.length - 1;
+  return (index.events.get(selector.toLowerCase() as Hex) ?? []).filter(
+    (event) => event.inputs.filter((input) => input.indexed).length === indexedCount,
+  );
+}
+
+/** What decoding reads of a parameter; artifacts differ from viem's ABIs in `internalType` and key order. */
+function shape(parameter: AbiParameter): unknown {
+  const { name, type } = parameter;
+  const indexed = "indexed" in parameter && parameter.indexed === true;
+  return [name ?? "", type, indexed, "components" in parameter ? parameter.components.map(shape) : []];
+}

@@ -1,0 +1,105 @@
+import { type Abi, type AbiFunction, decodeFunctionData, type Hex } from "viem";
+import { type AbiIndex, builtinAbiIndex, indexAbi } from "./builtin-abis.ts";
+import {
+  canonicalType,
+  formatMethodCall,
+  parameterName,
+  type RenderedParameter,
+  renderValue,
+} from "./render-values.ts";
+
+/** A transaction's `decoded_input` as Blockscout's API v2 writes it. */
+export type DecodedInput = {
+  /** The 4-byte selector, lowercase hex without `0x`, e.g. `a9059cbb`. */
+  method_id: string;
+  /** E.g. `transfer(address to, uint256 amount)`. */
+  method_call: string;
+  parameters: RenderedParameter[];
+};
+
+export type DecodeInputParameters = {
+  /** The transaction's (or call's) input, `0x` hex. */
+  input: string;
+  /** The called contract's own ABI, or its proxy implementation's; tried before the built-in ABIs. */
+  abi?: Abi | null;
+};
+
+/**
+ * Decodes call data with the contract's own ABI first, then with the built-in ABIs (token standards,
+ * proxies, Multicall3, EntryPoints, Uniswap v3, Aave v3). Null when the input has no selector, no ABI
+ * knows the selector, or the data does not fit any function that has it.
+ *
+ * It does not check that the callee is a contract; {@link transactionMethod} does for `method`.
+ *
+ * @example
+ * decodeInput({ input: "0xa9059cbb000…0001" });
+ * // { method_id: "a9059cbb", method_call: "transfer(address to, uint256 amount)",
+ * //   parameters: [{ name: "to", type: "address", value: "0x…" }, { name: "amount", type: "uint256", value: "1" }] }
+ */
+export function decodeInput({ input, abi }: DecodeInputParameters): DecodedInput | null {
+  if (input.length < 10) return null;
+  const data = input.toLowerCase() as Hex;
+  const selector = data.slice(0, 10) as Hex;
+  const indexes: AbiIndex[] = abi ? [indexAbi(abi), builtinAbiIndex] : [builtinAbiIndex];
+  for (const index of indexes) {
+    for (const item of index.functions.get(selector) ?? []) {
+      const decoded = decodeWith(item, data);
+      if (decoded) return decoded;
+    }
+  }
+  return null;
+}
+
+function decodeWith(item: AbiFunction, data: Hex): DecodedInput | null {
+  let args: readonly unknown[];
+  try {
+    ({ args = [] } = decodeFunctionData({ abi: [item], data }));
+  } catch {
+    // Data too short or malformed for this function: another candidate may fit.
+    return null;
+  }
+  const parameters = item.inputs.map((input, i) => ({
+    name: parameterName(input, i),
+    type: canonicalType(input),
+    value: renderValue(input, args[i]),
+  }));
+  return {
+    method_id: data.slice(2, 10),
+    method_call: formatMethodCall(item.name, parameters),
+    parameters,
+  };
+}
+
+export type TransactionMethodParameters = {
+  input: string;
+  /** What {@link decodeInput} made of the input. */
+  decodedInput: DecodedInput | null;
+  /** The transaction's `to` has code; false for a contract creation. */
+  toIsContract: boolean;
+};
+
+/**
+ * A transaction's `method` as Blockscout names it: the decoded function's name as declared
+ * (`transfer`), else the `0x` selector when the input has at least 4 bytes and goes to a contract,
+ * else null.
+ *
+ * @example
+ * transactionMethod({ input: "0x12345678", decodedInput: null, toIsContract: true }); // "0x12345678"
+ */
+export function transactionMethod({
+  input,
+  decodedInput,
+  toIsContract,
+}: TransactionMethodParameters): string | null {
+  if (decodedInput) return decodedInput.method_call.slice(0, decodedInput.method_call.indexOf("("));
+  return toIsContract && input.length >= 10 ? input.slice(0, 10).toLowerCase() : null;
+}
+
+/**
+ * The name of the function a 4-byte selector calls, where only the selector is at hand (a token
+ * transfer's `method`): the first built-in function with that selector, else the selector itself.
+ */
+export function selectorMethod(selector: string): string {
+  const [known] = builtinAbiIndex.functions.get(selector.toLowerCase() as Hex) ?? [];
+  return known?.name ?? selector;
+}
