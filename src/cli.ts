@@ -1,7 +1,10 @@
 import { parseArgs } from "node:util";
+import { isAddress } from "viem";
 import { createChainIndexer, openStore, serve } from "./app.ts";
 import { type Config, ConfigError, configOptions, loadConfig } from "./config.ts";
 import { ChainMismatchError } from "./db/chain-identity.ts";
+import { AbiImportIncompleteError, importAbis } from "./db/import-abis.ts";
+import { AbiFileError } from "./decode/read-abi-file.ts";
 import { ReorgTooDeepError } from "./indexer/create-indexer.ts";
 import { createLogger, type Logger } from "./logger.ts";
 
@@ -13,12 +16,17 @@ Commands:
   serve     serve the API only (PostgreSQL; PGlite allows one process)
   migrate   bring the database schema up to date
   demo      start a local anvil chain with a demo scenario, index it and serve it (npm start)
+  abi import <path> [--address 0x..]
+            import an ABI file (plain ABI JSON or Sourcify metadata.json) or every one in a folder
 
 Options (flag, or environment variable):
 ${configOptions.map(({ flag, env }) => `  --${flag.padEnd(16)} ${env}`).join("\n")}
 `;
 
-type Command = (config: Config, logger: Logger, signal: AbortSignal) => Promise<void>;
+/** What follows the command's name: `abi import` takes a path and `--address`. */
+type Invocation = { args: string[]; address?: string };
+
+type Command = (config: Config, logger: Logger, signal: AbortSignal, invocation: Invocation) => Promise<void>;
 
 function requireRpc(config: Config): Config & { rpcUrl: string } {
   if (!config.rpcUrl) throw new ConfigError("no node to index: set ETHEREUM_JSONRPC_HTTP_URL or pass --rpc");
@@ -32,7 +40,13 @@ const commands: Record<string, Command> = {
     const indexer = createChainIndexer({ config: withRpc, db, logger });
     await indexer.prepare();
     const app = await serve({ config, db, logger });
-    logger.info({ url: `http://${config.host}:${config.port}/api/v2` }, "serving");
+    logger.info(
+      {
+        url: `http://${config.host}:${config.port}/api/v2`,
+        docs: `http://${config.host}:${config.port}/docs`,
+      },
+      "serving",
+    );
     try {
       await indexer.run(signal);
     } finally {
@@ -53,7 +67,13 @@ const commands: Record<string, Command> = {
   async serve(config, logger, signal) {
     const db = await openStore({ config, logger });
     const app = await serve({ config, db, logger });
-    logger.info({ url: `http://${config.host}:${config.port}/api/v2` }, "serving");
+    logger.info(
+      {
+        url: `http://${config.host}:${config.port}/api/v2`,
+        docs: `http://${config.host}:${config.port}/docs`,
+      },
+      "serving",
+    );
     await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
     await app.close();
     await db.close();
@@ -67,6 +87,29 @@ const commands: Record<string, Command> = {
     const { runDemo } = await import("./demo/run-demo.ts");
     await runDemo({ config, logger, signal });
   },
+  async abi(config, logger, _signal, { args, address }) {
+    const [action, path, ...rest] = args;
+    if (action !== "import" || !path || rest.length > 0)
+      throw new ConfigError("usage: sextant abi import <path> [--address 0x..]");
+    if (address !== undefined && !isAddress(address, { strict: false }))
+      throw new ConfigError(`--address must be an address, got "${address}"`);
+    const db = await openStore({ config, logger });
+    try {
+      const { imported, failed } = await importAbis(db, { path, address });
+      for (const contract of imported) {
+        process.stdout.write(
+          `imported ${contract.address} ${contract.name ?? "(unnamed)"} from ${contract.file} (${contract.abi.length} ABI entries)\n`,
+        );
+      }
+      for (const error of failed) process.stderr.write(`sextant: ${error.shortMessage}\n`);
+      if (failed.length > 0)
+        throw new AbiImportIncompleteError(
+          `${failed.length} of ${failed.length + imported.length} ABI files not imported`,
+        );
+    } finally {
+      await db.close();
+    }
+  },
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -76,10 +119,12 @@ async function main(argv: string[]): Promise<number> {
     strict: false,
     options: {
       help: { type: "boolean", short: "h" },
+      address: { type: "string" },
       ...Object.fromEntries(configOptions.map(({ flag }) => [flag, { type: "string" as const }])),
     },
   });
   const known = new Set(configOptions.map(({ flag }) => flag));
+  if (positionals[0] === "abi") known.add("address");
   const unknownFlag = Object.keys(values).find((flag) => flag !== "help" && !known.has(flag));
   if (unknownFlag) {
     process.stderr.write(`sextant: unknown option --${unknownFlag}\n`);
@@ -91,16 +136,18 @@ async function main(argv: string[]): Promise<number> {
     return name || values.help ? 0 : 2;
   }
   const command = commands[name];
-  if (!command || extra.length > 0) {
+  if (!command || (extra.length > 0 && name !== "abi")) {
     process.stderr.write(`sextant: unknown command "${[name, ...extra].join(" ")}"\n\n${usage}`);
     return 2;
   }
-  const { help: _help, ...flags } = values;
+  const { help: _help, address, ...flags } = values;
   let config: Config;
   try {
     for (const [flag, value] of Object.entries(flags)) {
       if (typeof value !== "string") throw new ConfigError(`--${flag} needs a value`);
     }
+    if (address !== undefined && typeof address !== "string")
+      throw new ConfigError("--address needs a value");
     config = loadConfig({ flags: flags as Record<string, string> });
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -115,13 +162,15 @@ async function main(argv: string[]): Promise<number> {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
-    await command(config, logger, controller.signal);
+    await command(config, logger, controller.signal, { args: extra, address: address as string | undefined });
     return 0;
   } catch (error) {
     if (
       error instanceof ConfigError ||
       error instanceof ChainMismatchError ||
-      error instanceof ReorgTooDeepError
+      error instanceof ReorgTooDeepError ||
+      error instanceof AbiFileError ||
+      error instanceof AbiImportIncompleteError
     ) {
       process.stderr.write(`sextant: ${error.shortMessage}\n`);
       return 2;

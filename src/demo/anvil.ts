@@ -12,6 +12,8 @@ export type StartAnvilParameters = {
   port?: number;
   /** Seconds between automatically mined blocks; blocks are mined per transaction when omitted. */
   blockTime?: number;
+  /** `cancun` by default (faster and smaller state); `prague` accepts EIP-7702 transactions. */
+  hardfork?: "cancun" | "prague";
 };
 
 /** A running anvil node started by {@link startAnvil}. */
@@ -40,7 +42,15 @@ const stderrTailLength = 8_000;
 export async function startAnvil(parameters: StartAnvilParameters = {}): Promise<Anvil> {
   // Binding first also catches a busy explicit port: another node there would answer the readiness probe.
   const port = await reservePort(parameters.port ?? 0);
-  const args = ["--host", "127.0.0.1", "--port", String(port), "--hardfork", "cancun", "--silent"];
+  const args = [
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--hardfork",
+    parameters.hardfork ?? "cancun",
+    "--silent",
+  ];
   if (parameters.stateFile !== undefined) args.push("--state", parameters.stateFile);
   if (parameters.blockTime !== undefined) args.push("--block-time", String(parameters.blockTime));
 

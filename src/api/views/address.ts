@@ -8,7 +8,7 @@ export type AddressView = {
   is_verified: boolean | null;
   name: string | null;
   implementation_name: string | null;
-  implementations: { address_hash: Address; name: string | null }[];
+  implementations: { address_hash: Address; address: Address; name: string | null }[];
   proxy_type: string | null;
   ens_domain_name: string | null;
   metadata: null;
@@ -21,19 +21,26 @@ export type AddressView = {
 
 /**
  * Renders the address object for a lowercase hex address, or null for no address. An address never
- * seen on chain renders with `is_verified: null`, as Blockscout does when nothing but the hash is known.
+ * seen on chain renders with `is_verified: null`, as Blockscout does when nothing but the hash is known;
+ * an imported ABI makes it verified and named, and a proxy names its implementation.
  */
 export function renderAddress(hash: string | null, known: FindAddressesReturnType): AddressView | null {
   if (hash === null) return null;
   const info: AddressInfo | undefined = known.get(hash);
+  // Blockscout sends the implementation's address under both names (`address` is the older one).
+  const implementations = (info?.implementations ?? []).map((implementation) => ({
+    address_hash: checksumAddress(implementation.address),
+    address: checksumAddress(implementation.address),
+    name: implementation.name,
+  }));
   return {
     hash: checksumAddress(hash as Address),
     is_contract: info?.is_contract ?? false,
-    is_verified: info ? false : null,
-    name: null,
-    implementation_name: null,
-    implementations: [],
-    proxy_type: null,
+    is_verified: info ? info.is_verified : null,
+    name: info?.name ?? null,
+    implementation_name: implementations[0]?.name ?? null,
+    implementations,
+    proxy_type: info?.proxy_type ?? null,
     ens_domain_name: null,
     metadata: null,
     is_scam: false,

@@ -1,14 +1,27 @@
+import type { Address } from "viem";
+import type { ProxyType } from "../../indexer/detect-proxies.ts";
 import type { Queryable } from "../client.ts";
 import { byteaText } from "../table-rows.ts";
+import { currentProxyJoin } from "./contract-abis.ts";
 import { hexColumn } from "./keyset.ts";
 
-export type AddressInfo = { is_contract: boolean };
+export type AddressInfo = {
+  is_contract: boolean;
+  /** An imported ABI is known for the address itself. */
+  is_verified: boolean;
+  /** Its imported contract name. */
+  name: string | null;
+  proxy_type: ProxyType | null;
+  /** Lowercase implementations of a proxy, with their imported contract names; `[]` for no proxy. */
+  implementations: { address: Address; name: string | null }[];
+};
 
 export type FindAddressesReturnType = Map<string, AddressInfo>;
 
 /**
- * What is known of each address, keyed by lowercase hex; unknown addresses are absent. One query for
- * all the addresses of a page.
+ * What is known of each address, keyed by lowercase hex: seen on chain, imported ABI and contract name,
+ * current proxy state and its implementation's name. Addresses known in none of these are absent. One
+ * query for all the addresses of a page.
  */
 export async function findAddresses(
   db: Queryable,
@@ -16,9 +29,37 @@ export async function findAddresses(
 ): Promise<FindAddressesReturnType> {
   const unique = [...new Set(hashes)];
   if (unique.length === 0) return new Map();
-  const rows = await db.query<{ hash: string; is_contract: boolean }>(
-    `SELECT ${hexColumn("hash", "hash")}, is_contract FROM addresses WHERE hash = ANY($1::text[]::bytea[])`,
+  const rows = await db.query<{
+    hash: string;
+    is_contract: boolean | null;
+    verified: boolean;
+    name: string | null;
+    proxy_type: ProxyType | null;
+    implementation: Address | null;
+    implementation_name: string | null;
+  }>(
+    `SELECT ${hexColumn("q.hash", "hash")}, a.is_contract, own.address IS NOT NULL AS verified, own.name,
+       proxy.proxy_type, ${hexColumn("proxy.implementation", "implementation")}, impl.name AS implementation_name
+     FROM unnest($1::text[]::bytea[]) AS q(hash)
+     LEFT JOIN addresses a ON a.hash = q.hash
+     LEFT JOIN contract_abis own ON own.address = q.hash
+     ${currentProxyJoin("q.hash", "proxy")}
+     LEFT JOIN contract_abis impl ON impl.address = proxy.implementation
+     WHERE a.hash IS NOT NULL OR own.address IS NOT NULL OR proxy.proxy_type IS NOT NULL`,
     [unique.map((hash) => byteaText(hash))],
   );
-  return new Map(rows.map((row) => [row.hash, { is_contract: row.is_contract }]));
+  return new Map(
+    rows.map((row) => [
+      row.hash,
+      {
+        is_contract: row.is_contract ?? false,
+        is_verified: row.verified,
+        name: row.name,
+        proxy_type: row.proxy_type,
+        implementations: row.implementation
+          ? [{ address: row.implementation, name: row.implementation_name }]
+          : [],
+      },
+    ]),
+  );
 }

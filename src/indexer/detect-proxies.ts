@@ -1,0 +1,223 @@
+import { type Address, getAddress, type Hex, toEventSelector } from "viem";
+import { recoverAuthorizationAddress } from "viem/utils";
+import type { RpcClient } from "../rpc/client.ts";
+import { isMethodNotSupported, type RpcResponseError } from "../rpc/errors.ts";
+import { eth_call } from "../rpc/eth_call.ts";
+import { eth_getCode } from "../rpc/eth_getCode.ts";
+import { eth_getStorageAt } from "../rpc/eth_getStorageAt.ts";
+import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
+import type { InternalTransaction } from "./map-traces.ts";
+
+/** Blockscout's `proxy_type` values for the proxies Sextant detects. */
+export type ProxyType = "eip1967" | "eip1967_beacon" | "eip1822" | "eip1167" | "eip7702";
+
+/** What an address delegates to at one block. */
+export type ProxyDetection = {
+  /** Lowercase. */
+  address: Address;
+  /** The block of the creation, upgrade or authorization that made it worth reading; read at that block. */
+  blockNumber: bigint;
+  /** Null: not a proxy (a refreshed proxy that no longer is one, or a beacon: see `implementation`). */
+  proxyType: ProxyType | null;
+  /** Lowercase, null when none could be read; for a beacon's own row the implementation it hands out. */
+  implementation: Address | null;
+  /** Lowercase beacon of an `eip1967_beacon` proxy. */
+  beacon: Address | null;
+};
+
+export type DetectProxiesParameters = {
+  blocks: RpcFullBlock[];
+  /** `receipts[i]` are the receipts of `blocks[i]`. */
+  receipts: RpcReceipt[][];
+  internalTransactions: InternalTransaction[][][] | null;
+};
+
+export type DetectProxiesReturnType = ProxyDetection[];
+
+/** EIP-1967 slots: `bytes32(uint256(keccak256("eip1967.proxy.implementation")) - 1)`, and the beacon's. */
+export const eip1967ImplementationSlot: Hex =
+  "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc";
+export const eip1967BeaconSlot: Hex = "0xa3f0ad74e5423aebfd80d3ef4346578335a9a72aeaee59ff6cb3582b35133d50";
+/** EIP-1822's `keccak256("PROXIABLE")`. */
+export const eip1822ProxiableSlot: Hex = "0xc5f16f0fcc639fa48a6947836d9850f504798523bf8c9a3a87d5876cf622bcf7";
+
+const upgradedTopic = toEventSelector("event Upgraded(address indexed implementation)");
+const beaconUpgradedTopic = toEventSelector("event BeaconUpgraded(address indexed beacon)");
+/** `implementation()`, which EIP-1967 beacons answer. */
+const implementationSelector: Hex = "0x5c60da1b";
+const minimalProxy = /^0x363d3d373d3d3d363d73([0-9a-f]{40})5af43d82803e903d91602b57fd5bf3$/;
+const delegationDesignator = /^0xef0100([0-9a-f]{40})$/;
+const zeroAddress = `0x${"0".repeat(40)}`;
+
+type Candidate = { address: Address; blockNumber: bigint; refresh: boolean };
+
+/**
+ * Finds the range's proxies and what they delegate to: contracts created in it (receipts and successful
+ * create frames), emitters of `Upgraded`/`BeaconUpgraded` and authorities of EIP-7702 authorizations, each
+ * read at the block of its event (code first: EIP-7702 designators and EIP-1167 clones, then the EIP-1967
+ * implementation and beacon slots and EIP-1822's PROXIABLE slot; a beacon's `implementation()` by call).
+ * Created contracts that are no proxy give no row; refreshed addresses always give one, so a proxy that
+ * stopped being one (a cleared delegation) shows as such. A node without `eth_getCode` or
+ * `eth_getStorageAt` gives no rows.
+ */
+export async function detectProxies(
+  client: RpcClient,
+  { blocks, receipts, internalTransactions }: DetectProxiesParameters,
+): Promise<DetectProxiesReturnType> {
+  const candidates = await candidatesOf({ blocks, receipts, internalTransactions });
+  if (candidates.length === 0) return [];
+  try {
+    return await readProxies(client, candidates);
+  } catch (error) {
+    if (!isMethodNotSupported(error)) throw error;
+    return [];
+  }
+}
+
+async function candidatesOf({
+  blocks,
+  receipts,
+  internalTransactions,
+}: DetectProxiesParameters): Promise<Candidate[]> {
+  const found = new Map<string, Candidate>();
+  const add = (address: string, blockNumber: bigint, refresh: boolean) => {
+    const lower = address.toLowerCase() as Address;
+    const key = `${lower}/${blockNumber}`;
+    const known = found.get(key);
+    if (known) known.refresh ||= refresh;
+    else found.set(key, { address: lower, blockNumber, refresh });
+  };
+  for (let b = 0; b < blocks.length; b++) {
+    const number = BigInt(blocks[b].number as Hex);
+    for (const frame of internalTransactions?.[b].flat() ?? []) {
+      if (frame.createdContract && frame.error === null) add(frame.createdContract, number, false);
+    }
+    for (const receipt of receipts[b]) {
+      if (receipt.contractAddress && receipt.status !== "0x0") add(receipt.contractAddress, number, false);
+      for (const log of receipt.logs) {
+        const topic = log.topics[0];
+        if (topic === upgradedTopic || topic === beaconUpgradedTopic) add(log.address, number, true);
+      }
+    }
+    for (const transaction of blocks[b].transactions) {
+      if (transaction.type !== "0x4") continue;
+      for (const authorization of transaction.authorizationList ?? []) {
+        const authority = await authorityOf(authorization);
+        if (authority) add(authority, number, true);
+      }
+    }
+  }
+  return [...found.values()];
+}
+
+/** The signer of an EIP-7702 authorization, or null for a signature that recovers to nobody. */
+async function authorityOf(authorization: {
+  address: Address;
+  chainId: Hex;
+  nonce: Hex;
+  r: Hex;
+  s: Hex;
+  yParity: Hex;
+}): Promise<Address | null> {
+  try {
+    return await recoverAuthorizationAddress({
+      authorization: {
+        address: authorization.address,
+        chainId: Number(authorization.chainId),
+        nonce: Number(authorization.nonce),
+        r: authorization.r,
+        s: authorization.s,
+        yParity: Number(authorization.yParity),
+      },
+    });
+  } catch {
+    // The chain skips an authorization it cannot recover, so it changed nothing.
+    return null;
+  }
+}
+
+async function readProxies(client: RpcClient, candidates: Candidate[]): Promise<ProxyDetection[]> {
+  const slots = [eip1967ImplementationSlot, eip1967BeaconSlot, eip1822ProxiableSlot];
+  const [codes, words] = await Promise.all([
+    perBlock(candidates, (blockNumber, group) =>
+      eth_getCode(client, { addresses: group.map(({ address }) => address), blockNumber }),
+    ),
+    eth_getStorageAt(client, {
+      reads: candidates.flatMap(({ address, blockNumber }) =>
+        slots.map((slot) => ({ address, slot, blockNumber })),
+      ),
+    }),
+  ]);
+  const detections = candidates.map((candidate, i): ProxyDetection & { ask: Address | null } => {
+    const row = { address: candidate.address, blockNumber: candidate.blockNumber, beacon: null, ask: null };
+    const code = codes[i].toLowerCase();
+    const delegate = delegationDesignator.exec(code)?.[1] ?? minimalProxy.exec(code)?.[1];
+    if (delegate) {
+      const proxyType = code.startsWith("0xef0100") ? "eip7702" : "eip1167";
+      return { ...row, proxyType, implementation: `0x${delegate}` };
+    }
+    if (code === "0x") return { ...row, proxyType: null, implementation: null };
+    const [implementation, beacon, proxiable] = words.slice(i * 3, i * 3 + 3).map(addressIn);
+    if (implementation) return { ...row, proxyType: "eip1967", implementation };
+    if (beacon) return { ...row, proxyType: "eip1967_beacon", implementation: null, beacon, ask: beacon };
+    if (proxiable) return { ...row, proxyType: "eip1822", implementation: proxiable };
+    // An Upgraded emitter without proxy slots is likely a beacon: its own implementation() tells.
+    return {
+      ...row,
+      proxyType: null,
+      implementation: null,
+      ask: candidate.refresh ? candidate.address : null,
+    };
+  });
+  const asking = detections.filter((detection) => detection.ask !== null);
+  const answers = await perBlock(asking, (blockNumber, group) =>
+    eth_call(client, {
+      calls: group.map(({ ask }) => ({ to: ask as Address, data: implementationSelector })),
+      blockNumber,
+    }),
+  );
+  asking.forEach((detection, i) => {
+    detection.implementation = addressIn(answers[i]);
+  });
+  return detections
+    .filter((detection, i) => candidates[i].refresh || detection.proxyType !== null)
+    .map(({ ask: _ask, ...detection }) => detection);
+}
+
+/**
+ * Runs `read` once per block for the items read at that block, in parallel, and returns the answers in
+ * the items' order: the node methods used here take one block per batch.
+ */
+async function perBlock<Item extends { blockNumber: bigint }, Answer>(
+  items: Item[],
+  read: (blockNumber: bigint, group: Item[]) => Promise<Answer[]>,
+): Promise<Answer[]> {
+  const groups = new Map<bigint, number[]>();
+  items.forEach((item, i) => {
+    const group = groups.get(item.blockNumber);
+    if (group) group.push(i);
+    else groups.set(item.blockNumber, [i]);
+  });
+  const answers: Answer[] = new Array(items.length);
+  await Promise.all(
+    [...groups].map(async ([blockNumber, positions]) => {
+      const got = await read(
+        blockNumber,
+        positions.map((i) => items[i]),
+      );
+      positions.forEach((i, j) => {
+        answers[i] = got[j];
+      });
+    }),
+  );
+  return answers;
+}
+
+/** The nonzero address held by a 32-byte word whose upper 12 bytes are zero, else null. */
+function addressIn(word: Hex | RpcResponseError | undefined): Address | null {
+  if (typeof word !== "string") return null;
+  const hex = word.slice(2).padStart(64, "0");
+  if (hex.length !== 64 || !/^0{24}[0-9a-f]{40}$/i.test(hex)) return null;
+  const address = `0x${hex.slice(24).toLowerCase()}`;
+  return address === zeroAddress ? null : (getAddress(address).toLowerCase() as Address);
+}

@@ -1,0 +1,279 @@
+import { createRequire } from "node:module";
+import {
+  type Abi,
+  type Address,
+  createWalletClient,
+  encodeDeployData,
+  encodeFunctionData,
+  getAddress,
+  getContractAddress,
+  type Hex,
+  http,
+  toHex,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { foundry } from "viem/chains";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiServer } from "../src/api/server.ts";
+import { renderAddress } from "../src/api/views/address.ts";
+import { findAddresses } from "../src/db/queries/addresses.ts";
+import { readCheckpoint } from "../src/db/write-range.ts";
+import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
+import { createIndexer, type Indexer } from "../src/indexer/create-indexer.ts";
+import { eip1822ProxiableSlot } from "../src/indexer/detect-proxies.ts";
+import { createLogger } from "../src/logger.ts";
+import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
+import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+
+const gasPrice = toHex(10_000_000_000n);
+const adminSlot: Hex = "0xb53127684a568b3173ae13b9f8a6016e243e63b6e8ee1178d6a717850b5d6103";
+const require = createRequire(import.meta.url);
+
+function artifact(name: string): { abi: Abi; bytecode: Hex } {
+  return require(`@openzeppelin/contracts/build/contracts/${name}.json`);
+}
+
+/** EIP-1167's creation code for a clone of `implementation`. */
+function cloneCode(implementation: Address): Hex {
+  return `0x3d602d80600a3d3981f3363d3d373d3d3d363d73${implementation.slice(2)}5af43d82803e903d91602b57fd5bf3`;
+}
+
+/** A contract that CREATEs whatever init code it is called with: clones made inside a transaction. */
+const factoryCode: Hex = "0x600a600c600039600a6000f3365f5f37365f5ff05000";
+
+/** Creation code storing `implementation` in EIP-1822's PROXIABLE slot, leaving one byte of code. */
+function proxiableCode(implementation: Address): Hex {
+  // PUSH20 implementation, PUSH32 slot, SSTORE; then CODECOPY and RETURN the byte after (INVALID).
+  return `0x73${implementation.slice(2)}7f${eip1822ProxiableSlot.slice(2)}556001604360003960016000f3fe`;
+}
+
+async function waitFor(condition: () => Promise<boolean>, what: string) {
+  const deadline = Date.now() + 20_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** An indexer following `client` into a fresh database, with helpers to send and read back. */
+function followChain(kind: (typeof databaseKinds)[number], getClient: () => RpcClient) {
+  const state = {} as { test: TestDatabase; indexer: Indexer; running: Promise<void>; account: Address };
+  const controller = new AbortController();
+  const send = async (transaction: { to?: Address; data: Hex }) => {
+    const client = getClient();
+    const hash = await client.request<Hex>("eth_sendTransaction", [
+      { from: state.account, gasPrice, gas: toHex(5_000_000), ...transaction },
+    ]);
+    let receipt: { contractAddress: Address | null; blockNumber: Hex; status: Hex } | null = null;
+    await waitFor(async () => {
+      receipt = await client.request("eth_getTransactionReceipt", [hash]);
+      return receipt !== null;
+    }, "a receipt");
+    return receipt as unknown as { contractAddress: Address | null; blockNumber: Hex; status: Hex };
+  };
+  const deploy = async (data: Hex) => getAddress((await send({ data })).contractAddress as Address);
+  const caughtUp = async () => {
+    const head = BigInt(await getClient().request<Hex>("eth_blockNumber"));
+    await waitFor(async () => (await readCheckpoint(state.test.db)) === head, "the indexer");
+  };
+  const addressOf = async (address: Address) =>
+    renderAddress(address.toLowerCase(), await findAddresses(state.test.db, [address.toLowerCase()]));
+  const start = async () => {
+    state.account = (await getClient().request<Address[]>("eth_accounts"))[0];
+    state.test = await createTestDatabase(kind);
+    state.indexer = createIndexer({
+      client: getClient(),
+      db: state.test.db,
+      logger: createLogger("silent"),
+      pollIntervalMs: 20,
+      rangeSize: 5,
+    });
+    await state.indexer.prepare();
+    state.running = state.indexer.run(controller.signal);
+  };
+  const stop = async () => {
+    controller.abort();
+    await state.running;
+    await state.test?.drop();
+  };
+  return { state, send, deploy, caughtUp, addressOf, start, stop };
+}
+
+describe.each(databaseKinds)("proxy detection on %s", (kind) => {
+  let anvil: Anvil;
+  let client: RpcClient;
+  const chain = followChain(kind, () => client);
+  let implementationA: Address;
+  let implementationB: Address;
+  let transparent: Address;
+  let beacon: Address;
+  let beaconProxy: Address;
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    client = createRpcClient({ url: anvil.rpcUrl });
+    await chain.start();
+    const owner = chain.state.account;
+    const deployOz = (name: string, args: unknown[]) =>
+      chain.deploy(encodeDeployData({ ...artifact(name), args } as never));
+    implementationA = await deployOz("ProxyAdmin", [owner]);
+    implementationB = await deployOz("ProxyAdmin", [owner]);
+    // OpenZeppelin 5.7 proxies refuse to start uninitialised: `owner()` is a harmless first call.
+    const ownerCall = "0x8da5cb5b";
+    transparent = await deployOz("TransparentUpgradeableProxy", [implementationA, owner, ownerCall]);
+    beacon = await deployOz("UpgradeableBeacon", [implementationA, owner]);
+    beaconProxy = await deployOz("BeaconProxy", [beacon, ownerCall]);
+  });
+  afterAll(async () => {
+    await chain.stop();
+    await anvil?.stop();
+  });
+
+  it("finds EIP-1967 proxies, beacon proxies and leaves plain contracts alone", async () => {
+    await chain.caughtUp();
+    expect(await chain.addressOf(transparent)).toMatchObject({
+      is_contract: true,
+      is_verified: false,
+      proxy_type: "eip1967",
+      implementations: [{ address_hash: implementationA, name: null }],
+      implementation_name: null,
+    });
+    expect(await chain.addressOf(beaconProxy)).toMatchObject({
+      proxy_type: "eip1967_beacon",
+      implementations: [{ address_hash: implementationA, name: null }],
+    });
+    for (const plain of [implementationA, beacon]) {
+      expect(await chain.addressOf(plain)).toMatchObject({ proxy_type: null, implementations: [] });
+    }
+  });
+
+  it("finds EIP-1167 clones made by a transaction and inside one, and EIP-1822 proxies", async () => {
+    const direct = await chain.deploy(cloneCode(implementationA));
+    const factory = await chain.deploy(factoryCode);
+    await chain.send({ to: factory, data: cloneCode(implementationB) });
+    const inner = getContractAddress({ from: factory, nonce: 1n });
+    const uups = await chain.deploy(proxiableCode(implementationB));
+    await chain.caughtUp();
+    expect(await chain.addressOf(direct)).toMatchObject({
+      proxy_type: "eip1167",
+      implementations: [{ address_hash: implementationA }],
+    });
+    expect(await chain.addressOf(inner)).toMatchObject({
+      proxy_type: "eip1167",
+      implementations: [{ address_hash: implementationB }],
+    });
+    expect(await chain.addressOf(factory)).toMatchObject({ proxy_type: null });
+    expect(await chain.addressOf(uups)).toMatchObject({
+      proxy_type: "eip1822",
+      implementations: [{ address_hash: implementationB }],
+    });
+  });
+
+  it("follows upgrades of a proxy and of a beacon, and forgets them when a reorganization removes them", async () => {
+    const adminWord = await client.request<Hex>("eth_getStorageAt", [transparent, adminSlot, "latest"]);
+    const admin = getAddress(`0x${adminWord.slice(26)}`);
+    await chain.send({
+      to: admin,
+      data: encodeFunctionData({
+        abi: artifact("ProxyAdmin").abi,
+        functionName: "upgradeAndCall",
+        args: [transparent, implementationB, "0x"],
+      }),
+    });
+    await chain.send({
+      to: beacon,
+      data: encodeFunctionData({
+        abi: artifact("UpgradeableBeacon").abi,
+        functionName: "upgradeTo",
+        args: [implementationB],
+      }),
+    });
+    await chain.caughtUp();
+    for (const proxy of [transparent, beaconProxy]) {
+      expect((await chain.addressOf(proxy))?.implementations).toEqual([
+        { address_hash: implementationB, address: implementationB, name: null },
+      ]);
+    }
+    // The API shows the same address object wherever the proxy appears.
+    await chain.send({ to: transparent, data: "0x" });
+    await chain.caughtUp();
+    const app = await createApiServer({ db: chain.state.test.db });
+    const { items } = (await app.inject(`/api/v2/addresses/${transparent}/transactions`)).json();
+    await app.close();
+    expect(items[0].to).toMatchObject({ hash: transparent, proxy_type: "eip1967" });
+    expect(items[0].to.implementations).toEqual([
+      { address_hash: implementationB, address: implementationB, name: null },
+    ]);
+
+    // Both upgrades (and the call) replaced by empty blocks: the rows above are gone, the earlier state
+    // is current again.
+    const before = BigInt(await client.request<Hex>("eth_blockNumber"));
+    await client.request("anvil_reorg", [3, []]);
+    await waitFor(async () => {
+      const [row] = await chain.state.test.db.query<{ hash: string }>(
+        "SELECT '0x' || encode(hash, 'hex') AS hash FROM blocks WHERE number = $1",
+        [Number(before)],
+      );
+      const node = await client.request<{ hash: string }>("eth_getBlockByNumber", ["latest", false]);
+      return row?.hash === node.hash;
+    }, "the reorganization");
+    const [{ above }] = await chain.state.test.db.query<{ above: number }>(
+      "SELECT count(*)::int AS above FROM proxies WHERE block_number > $1",
+      [Number(before - 3n)],
+    );
+    expect(above).toBe(0);
+    for (const proxy of [transparent, beaconProxy]) {
+      expect((await chain.addressOf(proxy))?.implementations).toEqual([
+        { address_hash: implementationA, address: implementationA, name: null },
+      ]);
+    }
+  });
+});
+
+describe.each(databaseKinds)("EIP-7702 delegations on %s", (kind) => {
+  let anvil: Anvil;
+  let client: RpcClient;
+  const chain = followChain(kind, () => client);
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ hardfork: "prague" });
+    client = createRpcClient({ url: anvil.rpcUrl });
+    await chain.start();
+  });
+  afterAll(async () => {
+    await chain.stop();
+    await anvil?.stop();
+  });
+
+  it("finds an authority's delegation, its change and its removal", async () => {
+    // anvil's third dev account
+    const account = privateKeyToAccount("0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a");
+    const wallet = createWalletClient({ account, chain: foundry, transport: http(anvil.rpcUrl) });
+    const delegate = async (contractAddress: Address) => {
+      const authorization = await wallet.signAuthorization({ contractAddress, executor: "self" });
+      const hash = await wallet.sendTransaction({
+        authorizationList: [authorization],
+        to: account.address,
+        data: "0x",
+      });
+      await waitFor(async () => !!(await client.request("eth_getTransactionReceipt", [hash])), "a receipt");
+      await chain.caughtUp();
+      return chain.addressOf(account.address);
+    };
+    const first = "0x00000000000000000000000000000000000000AA";
+    const second = "0x00000000000000000000000000000000000000bb";
+    expect(await delegate(first)).toMatchObject({
+      proxy_type: "eip7702",
+      implementations: [{ address_hash: first, name: null }],
+    });
+    expect(await delegate(second)).toMatchObject({
+      proxy_type: "eip7702",
+      implementations: [{ address_hash: second, name: null }],
+    });
+    // Delegating to the zero address clears the designator: no proxy any longer.
+    expect(await delegate("0x0000000000000000000000000000000000000000")).toMatchObject({
+      proxy_type: null,
+      implementations: [],
+    });
+  });
+});
