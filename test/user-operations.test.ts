@@ -1,0 +1,201 @@
+import {
+  createPublicClient,
+  decodeErrorResult,
+  type Hex,
+  http,
+  type PublicClient,
+  parseEventLogs,
+} from "viem";
+import { entryPoint06Abi, entryPoint07Abi, entryPoint08Abi } from "viem/account-abstraction";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findUserOperations } from "../src/db/queries/user-operations.ts";
+import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
+import {
+  type RunUserOperationsReturnType,
+  runUserOperations,
+  type SentUserOperation,
+} from "../src/demo/user-operations.ts";
+import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
+import { databaseKinds } from "./support/databases.ts";
+import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
+
+let anvil: Anvil;
+let client: RpcClient;
+let publicClient: PublicClient;
+let demo: RunUserOperationsReturnType;
+let sent: SentUserOperation[];
+
+const abis = { "0.6": entryPoint06Abi, "0.7": entryPoint07Abi, "0.8": entryPoint08Abi } as const;
+
+beforeAll(async () => {
+  anvil = await startAnvil();
+  client = createRpcClient({ url: anvil.rpcUrl });
+  publicClient = createPublicClient({ transport: http(anvil.rpcUrl) });
+  demo = await runUserOperations({ rpcUrl: anvil.rpcUrl });
+  sent = Object.values(demo.examples).flatMap(({ deploy, transfer, tokenTransfer, bundle, reverted }) => [
+    deploy,
+    transfer,
+    tokenTransfer,
+    ...bundle,
+    reverted,
+  ]);
+});
+
+afterAll(async () => {
+  await anvil?.stop();
+});
+
+const lower = (hex: string | null) => hex?.toLowerCase() ?? null;
+
+describe("the demo's user operations", () => {
+  it("are real: the EntryPoints sit at their canonical addresses and hash the operations as sent", async () => {
+    expect(demo.entryPoints).toEqual({
+      v06: "0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789",
+      v07: "0x0000000071727De22E5E9d8BAf0edAc6f37da032",
+      v08: "0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108",
+    });
+    expect(sent).toHaveLength(18);
+    for (const op of sent) {
+      const onChain = await publicClient.readContract({
+        address: op.entryPoint,
+        abi: abis[op.entryPointVersion] as typeof entryPoint06Abi,
+        functionName: "getUserOpHash",
+        args: [op.submitted as never],
+      });
+      expect(onChain, op.description).toBe(op.userOpHash);
+    }
+  });
+});
+
+describe.each(databaseKinds)("user operations indexed into %s", (kind) => {
+  let chain: IndexedChain;
+
+  beforeAll(async () => {
+    chain = await indexIntoNewDatabase(kind, client, {
+      entryPoints: {
+        v06: [demo.entryPoints.v06],
+        v07: [demo.entryPoints.v07],
+        v08: [demo.entryPoints.v08],
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await chain?.close();
+  });
+
+  it("stores every operation field by field as sent and as the EntryPoint reported it", async () => {
+    const [{ count }] = await chain.test.db.query<{ count: number }>(
+      "SELECT count(*)::int AS count FROM user_operations",
+    );
+    expect(count).toBe(sent.length);
+    for (const op of sent) {
+      const receipt = await publicClient.getTransactionReceipt({ hash: op.transactionHash });
+      const [event] = parseEventLogs({
+        abi: entryPoint06Abi,
+        logs: receipt.logs,
+        eventName: "UserOperationEvent",
+        args: { userOpHash: op.userOpHash },
+      });
+      const rows = await findUserOperations(chain.test.db, op.transactionHash);
+      const row = rows.find((candidate) => candidate.hash === op.userOpHash);
+      const unpacked = op.userOperation;
+      expect(row, op.description).toEqual({
+        hash: op.userOpHash,
+        transaction_hash: op.transactionHash,
+        transaction_index: receipt.transactionIndex,
+        block_number: Number(op.blockNumber),
+        block_hash: receipt.blockHash,
+        log_index: event.logIndex,
+        entry_point: lower(op.entryPoint),
+        entry_point_version: op.entryPointVersion,
+        sender: lower(op.sender),
+        paymaster: null,
+        nonce: op.nonce.toString(),
+        success: op.success,
+        actual_gas_cost: event.args.actualGasCost.toString(),
+        actual_gas_used: event.args.actualGasUsed.toString(),
+        factory: lower(op.factory),
+        bundler: lower(demo.bundler),
+        aggregator: null,
+        revert_reason: op.success ? null : expect.stringMatching(/^0x08c379a0/),
+        init_code: lower(
+          op.entryPointVersion === "0.6" ? (unpacked.initCode as Hex) : (op.submitted.initCode as Hex),
+        ),
+        call_data: op.callData,
+        call_gas_limit: unpacked.callGasLimit.toString(),
+        verification_gas_limit: unpacked.verificationGasLimit.toString(),
+        pre_verification_gas: unpacked.preVerificationGas.toString(),
+        max_fee_per_gas: unpacked.maxFeePerGas.toString(),
+        max_priority_fee_per_gas: unpacked.maxPriorityFeePerGas.toString(),
+        paymaster_and_data: "0x",
+        paymaster_verification_gas_limit: null,
+        paymaster_post_op_gas_limit: null,
+        signature: unpacked.signature,
+      });
+      expect(event.args.success).toBe(op.success);
+      expect(row?.transaction_hash).toBe(receipt.transactionHash);
+    }
+  });
+
+  it("names the factory only for the operations that deployed their account", () => {
+    const deploying = sent.filter((op) => op.factory !== null);
+    expect(deploying).toHaveLength(6);
+    for (const key of ["v06", "v07", "v08"] as const) {
+      expect(demo.examples[key].deploy.factory).toBe(demo.factories[key]);
+      expect(demo.examples[key].bundle[0].factory).toBe(demo.factories[key]);
+    }
+  });
+
+  it("lists a bundle's operations in execution order and keeps the reverted call's reason", async () => {
+    for (const key of ["v06", "v07", "v08"] as const) {
+      const { bundle, reverted } = demo.examples[key];
+      const rows = await findUserOperations(
+        chain.test.db,
+        bundle[0].transactionHash.toUpperCase().replace("0X", "0x"),
+      );
+      expect(rows.map((row) => row.hash)).toEqual(bundle.map((op) => op.userOpHash));
+      const [failed] = await findUserOperations(chain.test.db, reverted.transactionHash);
+      expect(failed.success).toBe(false);
+      expect(
+        decodeErrorResult({
+          abi: [{ type: "error", name: "Error", inputs: [{ name: "message", type: "string" }] }],
+          data: failed.revert_reason as Hex,
+        }).args,
+      ).toEqual(["ERC20: transfer amount exceeds balance"]);
+    }
+    expect(await findUserOperations(chain.test.db, `0x${"ab".repeat(32)}`)).toEqual([]);
+  });
+});
+
+describe.each(databaseKinds)("user operations on %s through a reorganization", (kind) => {
+  it("drops the operations of orphaned blocks and keeps the others", async () => {
+    const reorgAnvil = await startAnvil();
+    const reorgClient = createRpcClient({ url: reorgAnvil.rpcUrl });
+    let chain: IndexedChain | undefined;
+    try {
+      const ops = await runUserOperations({ rpcUrl: reorgAnvil.rpcUrl });
+      chain = await indexIntoNewDatabase(kind, reorgClient);
+      const orphaned = [ops.examples.v08.bundle[0], ops.examples.v08.reverted];
+      const head = await reorgClient.request<Hex>("eth_blockNumber", []);
+      const depth = Number(BigInt(head) - ops.examples.v08.bundle[0].blockNumber) + 1;
+      await reorgClient.request("anvil_reorg", [depth, []]);
+      await reorgClient.request("anvil_mine", ["0x1"]);
+      await chain.indexer.catchUp();
+      await chain.indexer.catchUp();
+      for (const op of orphaned) {
+        expect(await findUserOperations(chain.test.db, op.transactionHash), op.description).toEqual([]);
+      }
+      const kept = await findUserOperations(chain.test.db, ops.examples.v08.tokenTransfer.transactionHash);
+      expect(kept.map((row) => row.hash)).toEqual([ops.examples.v08.tokenTransfer.userOpHash]);
+      const [{ count }] = await chain.test.db.query<{ count: number }>(
+        "SELECT count(*)::int AS count FROM user_operations WHERE block_number >= $1",
+        [Number(ops.examples.v08.bundle[0].blockNumber)],
+      );
+      expect(count).toBe(0);
+    } finally {
+      await chain?.close();
+      await reorgAnvil.stop();
+    }
+  });
+});
