@@ -31,9 +31,12 @@ const settings = {
   optimizer: { enabled: true, runs: 200 },
 };
 
+// Packages the demo sources import from; their versions are part of the cache key.
+const importedPackages = ["@openzeppelin/contracts", "@uniswap/v3-core", "@aave/core-v3"];
+
 /**
- * Compiles every `src/demo/contracts/*.sol` with solc-js (OpenZeppelin imports resolved from
- * node_modules). Artifacts are cached on disk under a hash of the compiler, settings and sources, so
+ * Compiles every `src/demo/contracts/*.sol` with solc-js (OpenZeppelin, Uniswap v3 and Aave v3 imports
+ * resolved from node_modules). Artifacts are cached on disk under a hash of the compiler, settings and sources, so
  * only the first run pays the few seconds of compilation.
  *
  * @throws Error listing the compiler's error messages when a source does not compile.
@@ -48,9 +51,11 @@ export async function compileDemoContracts(
   const cacheDirectory = parameters.cacheDirectory ?? defaultCacheDirectory;
   const sources = await readDemoSources();
   const solcVersion: string = require("solc/package.json").version;
-  const openZeppelinVersion: string = require("@openzeppelin/contracts/package.json").version;
+  const packageVersions = importedPackages.map(
+    (name): string => `${name}@${require(`${name}/package.json`).version}`,
+  );
 
-  const hash = createHash("sha256").update(JSON.stringify({ solcVersion, openZeppelinVersion, settings }));
+  const hash = createHash("sha256").update(JSON.stringify({ solcVersion, packageVersions, settings }));
   for (const [name, content] of Object.entries(sources)) hash.update(`\0${name}\0${content}`);
   const cacheFile = join(cacheDirectory, `${hash.digest("hex")}.json`);
 
@@ -85,7 +90,7 @@ async function compile(sources: Record<string, string>): Promise<Artifacts> {
     sources: Object.fromEntries(Object.entries(sources).map(([name, content]) => [name, { content }])),
     settings: {
       ...settings,
-      // Only the demo sources: bytecode for imported OpenZeppelin contracts would be wasted work.
+      // Only the demo sources: bytecode for imported contracts would be wasted work.
       outputSelection: Object.fromEntries(
         Object.keys(sources).map((name) => [name, { "*": ["abi", "evm.bytecode.object"] }]),
       ),
@@ -120,4 +125,35 @@ function readImport(path: string): { contents: string } | { error: string } {
   } catch (error) {
     return { error: `cannot import ${path}: ${(error as Error).message}` };
   }
+}
+
+/** Contracts deployed from the bytecode their npm packages ship, compiled by their authors. */
+const packagedArtifactPaths = {
+  UniswapV3Factory: "@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json",
+  UniswapV3Pool: "@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json",
+  NonfungiblePositionManager:
+    "@uniswap/v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json",
+  // Aave's copy of the canonical WETH9 (Deposit, Withdrawal and the ERC-20 events), built with solc 0.8.
+  WETH9: "@aave/core-v3/artifacts/contracts/dependencies/weth/WETH9.sol/WETH9.json",
+};
+
+/**
+ * Reads the Hardhat artifacts of the real Uniswap v3 factory, pool and position manager and of WETH9 from
+ * their npm packages: deploying their published bytecode keeps addresses such as the pool's CREATE2 address
+ * (whose init code hash the position manager has built in) exactly as on mainnet.
+ *
+ * @example
+ * const { UniswapV3Factory } = readPackagedArtifacts();
+ */
+export function readPackagedArtifacts(): Record<keyof typeof packagedArtifactPaths, Artifact> {
+  const read = (path: string): Artifact => {
+    const { abi, bytecode } = require(path) as Artifact;
+    return { abi, bytecode };
+  };
+  return {
+    UniswapV3Factory: read(packagedArtifactPaths.UniswapV3Factory),
+    UniswapV3Pool: read(packagedArtifactPaths.UniswapV3Pool),
+    NonfungiblePositionManager: read(packagedArtifactPaths.NonfungiblePositionManager),
+    WETH9: read(packagedArtifactPaths.WETH9),
+  };
 }

@@ -7,24 +7,31 @@ import type { Logger } from "../logger.ts";
 import { createRpcClient } from "../rpc/client.ts";
 import { eth_blockNumber } from "../rpc/eth_blockNumber.ts";
 import { startAnvil } from "./anvil.ts";
-import { runScenario, type ScenarioResult } from "./scenario.ts";
+import { isCompleteScenarioResult, runScenario, type ScenarioResult } from "./scenario.ts";
 
 export type RunDemoParameters = { config: Config; logger: Logger; signal: AbortSignal };
 
 /**
  * `sextant demo`: starts anvil with its state kept in `<dataDir>/demo`, plays the demo scenario on a
  * new chain, indexes the chain, serves the API and follows new blocks until `signal` aborts. A second
- * run resumes the same chain; if the chain was lost, the demo's own embedded database starts afresh.
+ * run resumes the same chain; if the chain was lost, or was played by an older scenario that lacks some of
+ * today's contracts, a new chain is played and the demo's own embedded database starts afresh.
  */
 export async function runDemo({ config, logger, signal }: RunDemoParameters): Promise<void> {
   const demoDir = join(config.dataDir, "demo");
   mkdirSync(demoDir, { recursive: true });
   const scenarioFile = join(demoDir, "scenario.json");
-  const anvil = await startAnvil({ stateFile: join(demoDir, "anvil-state.json") });
+  const stateFile = join(demoDir, "anvil-state.json");
+  let scenario = existsSync(scenarioFile)
+    ? (JSON.parse(readFileSync(scenarioFile, "utf8")) as ScenarioResult)
+    : null;
+  if (scenario && !isCompleteScenarioResult(scenario)) {
+    logger.warn("the saved demo chain predates parts of the scenario; playing it on a new chain");
+    rmSync(stateFile, { force: true });
+    scenario = null;
+  }
+  const anvil = await startAnvil({ stateFile });
   try {
-    let scenario = existsSync(scenarioFile)
-      ? (JSON.parse(readFileSync(scenarioFile, "utf8")) as ScenarioResult)
-      : null;
     const head = await eth_blockNumber(createRpcClient({ url: anvil.rpcUrl }));
     if (head === 0n || !scenario) {
       logger.info({ rpcUrl: anvil.rpcUrl }, "playing the demo scenario on a new anvil chain");
@@ -35,7 +42,17 @@ export async function runDemo({ config, logger, signal }: RunDemoParameters): Pr
       );
     }
 
-    const demoConfig = { ...config, rpcUrl: anvil.rpcUrl, dataDir: demoDir, pollIntervalMs: 250 };
+    const { uniswapV3Factory, uniswapV3PositionManager, aavePool } = scenario.contracts;
+    // The demo's protocols live at the scenario's addresses, not at the mainnet defaults.
+    const demoConfig = {
+      ...config,
+      rpcUrl: anvil.rpcUrl,
+      dataDir: demoDir,
+      pollIntervalMs: 250,
+      uniswapV3Factory,
+      uniswapV3PositionManager,
+      aaveV3Pool: aavePool,
+    };
     let db = await openStore({ config: demoConfig, logger });
     let indexer = createChainIndexer({ config: demoConfig, db, logger });
     try {
@@ -67,9 +84,11 @@ export async function runDemo({ config, logger, signal }: RunDemoParameters): Pr
 
 function exampleUrls(base: string, scenario: ScenarioResult): string {
   const [account, holder] = scenario.accounts;
-  const { token, playground } = scenario.contracts;
+  const { token, playground, aavePool, uniswapV3Pool } = scenario.contracts;
+  const { uniswapSwap, aaveLiquidation } = scenario.examples;
   return `
 Sextant demo: chain ${scenario.chainId} indexed, API at ${base}
+API reference, with "try it": ${base.replace(/\/api\/v2$/, "/docs")}
 
 Try:
   ${base}/addresses/${account}/transactions
@@ -81,6 +100,10 @@ Try:
   ${base}/tokens/${token}/holders
   ${base}/token-transfers
   ${base}/addresses/${playground}/internal-transactions
+  ${base}/addresses/${uniswapV3Pool}/logs
+  ${base}/addresses/${aavePool}/logs
+  ${base}/transactions/${uniswapSwap}/summary
+  ${base}/transactions/${aaveLiquidation}/summary
 
 Stop with Ctrl-C; the next "npm start" resumes this chain.
 `;

@@ -1,19 +1,25 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  type Abi,
   type Address,
   createPublicClient,
+  encodeAbiParameters,
   encodeFunctionData,
+  getAddress,
   getContractAddress,
   type Hash,
   type Hex,
   hexToString,
   http,
+  keccak256,
   type Log,
   numberToHex,
   type PublicClient,
   parseAbi,
+  parseAbiParameters,
   parseEther,
   parseEventLogs,
   toEventSelector,
@@ -21,7 +27,7 @@ import {
 } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Anvil, startAnvil } from "./anvil.ts";
-import { compileDemoContracts } from "./compile.ts";
+import { compileDemoContracts, readPackagedArtifacts } from "./compile.ts";
 import { create2Salt, runScenario, type ScenarioResult } from "./scenario.ts";
 
 const timeout = 120_000;
@@ -30,7 +36,7 @@ type RpcBlock = { number: Hex; transactions: { hash: Hash; type: Hex }[] };
 type RpcReceipt = { transactionHash: Hash; status: Hex };
 type ParityTrace = {
   type: "call" | "create" | "suicide" | "reward";
-  action: { creationMethod?: string; address?: Address };
+  action: { creationMethod?: string; address?: Address; from?: Address };
   traceAddress: number[];
   transactionHash: Hash;
   error?: string;
@@ -150,17 +156,65 @@ describe("demo scenario on anvil", () => {
     expect(metadata.image).toMatch(/^data:image\/svg\+xml;base64,/);
   });
 
-  test("the EIP-1967 proxy points at the implementation and holds the counter", async () => {
+  test("the EIP-1967 proxy points at CounterV1, then at CounterV2 after the upgrade", async () => {
+    const { contracts, examples, protocolAmounts } = result;
     // bytes32(uint256(keccak256("eip1967.proxy.implementation")) - 1)
     const implementationSlot = "0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc";
-    const slot = await client.getStorageAt({ address: result.contracts.proxy, slot: implementationSlot });
-    expect(`0x${slot?.slice(-40)}`).toBe(result.contracts.implementation.toLowerCase());
-    const value = await client.readContract({
-      address: result.contracts.proxy,
-      abi: parseAbi(["function value() view returns (uint256)"]),
-      functionName: "value",
+    const implementationAt = async (blockNumber?: bigint) => {
+      const slot = await client.getStorageAt({
+        address: contracts.proxy,
+        slot: implementationSlot,
+        blockNumber,
+      });
+      return getAddress(`0x${slot?.slice(-40)}`);
+    };
+    const upgrade = await client.getTransactionReceipt({ hash: examples.proxyUpgrade });
+    expect(await implementationAt(upgrade.blockNumber - 1n)).toBe(contracts.implementation);
+    expect(await implementationAt()).toBe(contracts.counterV2);
+    const upgraded = parseEventLogs({
+      abi: parseAbi(["event Upgraded(address indexed implementation)"]),
+      logs: await logsOf(examples.proxyUpgrade, contracts.proxy),
     });
-    expect(value).toBeGreaterThan(0n);
+    expect(upgraded.map((log) => log.args.implementation)).toEqual([contracts.counterV2]);
+
+    const abi = parseAbi([
+      "function value() view returns (uint256)",
+      "function version() view returns (string)",
+      "event ValueChanged(address indexed caller, uint256 previousValue, uint256 newValue)",
+    ]);
+    expect(await client.readContract({ address: contracts.proxy, abi, functionName: "version" })).toBe("2");
+    const [changed] = parseEventLogs({
+      abi,
+      eventName: "ValueChanged",
+      logs: await logsOf(examples.proxyCallAfterUpgrade, contracts.proxy),
+    });
+    expect(changed.args.newValue - changed.args.previousValue).toBe(protocolAmounts.counterIncrement);
+    expect(await client.readContract({ address: contracts.proxy, abi, functionName: "value" })).toBe(
+      changed.args.newValue,
+    );
+  });
+
+  test("the clone is an EIP-1167 minimal proxy of the note implementation", async () => {
+    const { contracts, examples } = result;
+    const implementation = contracts.cloneImplementation.slice(2).toLowerCase();
+    expect(await client.getCode({ address: contracts.clone })).toBe(
+      `0x363d3d373d3d3d363d73${implementation}5af43d82803e903d91602b57fd5bf3`,
+    );
+    const created = traces.filter(
+      (trace) => trace.transactionHash === examples.cloneCreation && trace.type === "create",
+    );
+    expect(created.map((trace) => trace.action.from && getAddress(trace.action.from))).toEqual([
+      contracts.cloneFactory,
+    ]);
+    const abi = parseAbi([
+      "function note() view returns (string)",
+      "event NoteChanged(address indexed owner, string note)",
+    ]);
+    const [changed] = parseEventLogs({ abi, logs: await logsOf(examples.cloneCall, contracts.clone) });
+    expect(changed.args.note).toBe("Sextant demo note, edited");
+    expect(await client.readContract({ address: contracts.clone, abi, functionName: "note" })).toBe(
+      changed.args.note,
+    );
   });
 
   const transferTopic = toEventSelector("Transfer(address,address,uint256)");
@@ -200,6 +254,324 @@ describe("demo scenario on anvil", () => {
       }),
     };
   }
+
+  /** ERC-20 transfers of one token in a successful transaction, as `[from, to, value]`. */
+  async function fungibleTransfers(hash: Hash, token: Address) {
+    const { fungible } = transferForms(await logsOf(hash, token));
+    return fungible.map(({ args }) => [args.from, args.to, args.value]);
+  }
+
+  test("the Uniswap v3 factory created the pool the position manager finds, and it was initialized", async () => {
+    const { contracts, examples, protocolAmounts } = result;
+    const { token0, token1, fee, sqrtPriceX96 } = protocolAmounts.uniswap;
+    expect([token0, token1].sort()).toEqual([contracts.token, contracts.secondToken].sort());
+    expect(BigInt(token0)).toBeLessThan(BigInt(token1));
+    const poolAbi = readPackagedArtifacts().UniswapV3Pool.abi;
+    const factoryAbi = readPackagedArtifacts().UniswapV3Factory.abi;
+    const created = parseEventLogs({
+      abi: factoryAbi,
+      eventName: "PoolCreated",
+      logs: await client.getLogs({ address: contracts.uniswapV3Factory, fromBlock: result.startBlockNumber }),
+    });
+    expect(created.map((log) => log.args)).toEqual([
+      { token0, token1, fee, tickSpacing: 60, pool: contracts.uniswapV3Pool },
+    ]);
+    // The position manager computes pool addresses from its built-in init code hash: it must match the pool's.
+    const salt = keccak256(
+      encodeAbiParameters(parseAbiParameters("address, address, uint24"), [token0, token1, fee]),
+    );
+    expect(
+      getContractAddress({
+        opcode: "CREATE2",
+        from: contracts.uniswapV3Factory,
+        salt,
+        bytecode: readPackagedArtifacts().UniswapV3Pool.bytecode,
+      }),
+    ).toBe(contracts.uniswapV3Pool);
+
+    const initialized = parseEventLogs({
+      abi: poolAbi,
+      eventName: "Initialize",
+      logs: await client.getLogs({ address: contracts.uniswapV3Pool, fromBlock: result.startBlockNumber }),
+    });
+    expect(initialized.map((log) => (log.args as { sqrtPriceX96: bigint }).sqrtPriceX96)).toEqual([
+      sqrtPriceX96,
+    ]);
+    const mint = await client.getTransactionReceipt({ hash: examples.uniswapMint });
+    expect(initialized[0].blockNumber).toBeLessThan(mint.blockNumber);
+  });
+
+  test("Uniswap v3 mint, swaps, burn and collect move the amounts sent", async () => {
+    const { contracts, examples, protocolAmounts, accounts } = result;
+    const { token0, token1, tickLower, tickUpper, mint, swap, swapBack, burn, collect } =
+      protocolAmounts.uniswap;
+    const pool = contracts.uniswapV3Pool;
+    const trader = accounts[1];
+    const abi = readPackagedArtifacts().UniswapV3Pool.abi;
+    const poolEvent = async (hash: Hash, eventName: string) => {
+      const events = parseEventLogs({ abi, eventName, logs: await logsOf(hash, pool) });
+      expect(events).toHaveLength(1);
+      return events[0].args as Record<string, unknown>;
+    };
+
+    expect(await poolEvent(examples.uniswapMint, "Mint")).toEqual({
+      sender: contracts.uniswapCallee,
+      owner: contracts.uniswapCallee,
+      tickLower,
+      tickUpper,
+      amount: mint.liquidity,
+      amount0: mint.amount0,
+      amount1: mint.amount1,
+    });
+    expect(mint.amount0).toBeGreaterThan(0n);
+    expect(await fungibleTransfers(examples.uniswapMint, token0)).toEqual([[trader, pool, mint.amount0]]);
+    expect(await fungibleTransfers(examples.uniswapMint, token1)).toEqual([[trader, pool, mint.amount1]]);
+
+    expect(await poolEvent(examples.uniswapSwap, "Swap")).toMatchObject({
+      sender: contracts.uniswapCallee,
+      recipient: trader,
+      amount0: swap.amountIn,
+      amount1: -swap.amountOut,
+    });
+    expect(swap.amountOut).toBeGreaterThan(0n);
+    expect(await fungibleTransfers(examples.uniswapSwap, token0)).toEqual([[trader, pool, swap.amountIn]]);
+    expect(await fungibleTransfers(examples.uniswapSwap, token1)).toEqual([[pool, trader, swap.amountOut]]);
+    expect(await poolEvent(examples.uniswapSwapBack, "Swap")).toMatchObject({
+      amount0: -swapBack.amountOut,
+      amount1: swapBack.amountIn,
+    });
+    expect(await fungibleTransfers(examples.uniswapSwapBack, token1)).toEqual([
+      [trader, pool, swapBack.amountIn],
+    ]);
+    expect(await fungibleTransfers(examples.uniswapSwapBack, token0)).toEqual([
+      [pool, trader, swapBack.amountOut],
+    ]);
+
+    expect(await poolEvent(examples.uniswapBurn, "Burn")).toEqual({
+      owner: contracts.uniswapCallee,
+      tickLower,
+      tickUpper,
+      amount: burn.liquidity,
+      amount0: burn.amount0,
+      amount1: burn.amount1,
+    });
+    expect(burn.liquidity).toBe(mint.liquidity / 2n);
+    // Burning leaves the tokens owed to the position; only collect moves them.
+    expect(await fungibleTransfers(examples.uniswapBurn, token0)).toEqual([]);
+    expect(await poolEvent(examples.uniswapCollect, "Collect")).toEqual({
+      owner: contracts.uniswapCallee,
+      recipient: trader,
+      tickLower,
+      tickUpper,
+      amount0: collect.amount0,
+      amount1: collect.amount1,
+    });
+    // The position also earned the fee of the swap paid in each token.
+    expect(collect.amount0).toBeGreaterThan(burn.amount0);
+    expect(collect.amount1).toBeGreaterThan(burn.amount1);
+    expect(await fungibleTransfers(examples.uniswapCollect, token0)).toEqual([
+      [pool, trader, collect.amount0],
+    ]);
+    expect(await fungibleTransfers(examples.uniswapCollect, token1)).toEqual([
+      [pool, trader, collect.amount1],
+    ]);
+  });
+
+  test("the position manager mints a position NFT for the liquidity it adds", async () => {
+    const { contracts, examples, protocolAmounts, accounts } = result;
+    const { token0, token1, tickLower, tickUpper, position } = protocolAmounts.uniswap;
+    const provider = accounts[2];
+    const manager = contracts.uniswapV3PositionManager;
+    const nft = transferForms(await logsOf(examples.uniswapMintPosition, manager)).nft;
+    expect(nft.map(({ args }) => [args.from, args.to, args.tokenId])).toEqual([
+      [zeroAddress, provider, position.tokenId],
+    ]);
+    const [increased] = parseEventLogs({
+      abi: readPackagedArtifacts().NonfungiblePositionManager.abi,
+      eventName: "IncreaseLiquidity",
+      logs: await logsOf(examples.uniswapMintPosition, manager),
+    });
+    expect(increased.args).toEqual({
+      tokenId: position.tokenId,
+      liquidity: position.liquidity,
+      amount0: position.amount0,
+      amount1: position.amount1,
+    });
+    // One side is used up to the amount desired; the price decides how much of the other goes in.
+    expect(position.amount0).toBeLessThanOrEqual(position.amount0Desired);
+    expect(position.amount1).toBeLessThanOrEqual(position.amount1Desired);
+    const pool = contracts.uniswapV3Pool;
+    expect(await fungibleTransfers(examples.uniswapMintPosition, token0)).toEqual([
+      [provider, pool, position.amount0],
+    ]);
+    expect(await fungibleTransfers(examples.uniswapMintPosition, token1)).toEqual([
+      [provider, pool, position.amount1],
+    ]);
+
+    const positions = (await client.readContract({
+      address: manager,
+      abi: readPackagedArtifacts().NonfungiblePositionManager.abi,
+      functionName: "positions",
+      args: [position.tokenId],
+    })) as readonly unknown[];
+    expect(positions.slice(2, 8)).toEqual([token0, token1, 3000, tickLower, tickUpper, position.liquidity]);
+    const tokenUri = await client.readContract({
+      address: manager,
+      abi: parseAbi(["function tokenURI(uint256) view returns (string)"]),
+      functionName: "tokenURI",
+      args: [position.tokenId],
+    });
+    const metadata = JSON.parse(Buffer.from(tokenUri.split(",")[1], "base64").toString("utf8"));
+    expect(metadata.name).toBe(`Sextant Demo Uniswap V3 Position #${position.tokenId}`);
+  });
+
+  test("each Aave v3 event carries the amounts sent, and the tokens move accordingly", async () => {
+    const { contracts, examples, protocolAmounts, accounts } = result;
+    const { token, secondToken, aavePool: pool, aaveFlashLoanReceiver: receiver } = contracts;
+    const amounts = protocolAmounts.aave;
+    const [owner, , , borrower, , liquidator] = accounts;
+    const abi = createRequire(import.meta.url)(
+      "@aave/core-v3/artifacts/contracts/interfaces/IPool.sol/IPool.json",
+    ).abi as Abi;
+    const aaveEvents = async (hash: Hash) =>
+      parseEventLogs({ abi, logs: await logsOf(hash, pool) }).map(({ eventName, args }) => ({
+        eventName,
+        args,
+      }));
+
+    expect(await aaveEvents(examples.aaveSupply)).toEqual([
+      {
+        eventName: "Supply",
+        args: {
+          reserve: token,
+          user: borrower,
+          onBehalfOf: borrower,
+          amount: amounts.supply,
+          referralCode: 0,
+        },
+      },
+    ]);
+    expect(await fungibleTransfers(examples.aaveSupply, token)).toEqual([[borrower, pool, amounts.supply]]);
+    expect(await aaveEvents(examples.aaveEnableCollateral)).toEqual([
+      { eventName: "ReserveUsedAsCollateralEnabled", args: { reserve: token, user: borrower } },
+    ]);
+    expect(await aaveEvents(examples.aaveBorrow)).toEqual([
+      {
+        eventName: "Borrow",
+        args: {
+          reserve: secondToken,
+          user: borrower,
+          onBehalfOf: borrower,
+          amount: amounts.borrow,
+          interestRateMode: 2,
+          borrowRate: 5n * 10n ** 25n,
+          referralCode: 0,
+        },
+      },
+    ]);
+    expect(await fungibleTransfers(examples.aaveBorrow, secondToken)).toEqual([
+      [pool, borrower, amounts.borrow],
+    ]);
+    expect(await aaveEvents(examples.aaveRepay)).toEqual([
+      {
+        eventName: "Repay",
+        args: {
+          reserve: secondToken,
+          user: borrower,
+          repayer: borrower,
+          amount: amounts.repay,
+          useATokens: false,
+        },
+      },
+    ]);
+    expect(await fungibleTransfers(examples.aaveRepay, secondToken)).toEqual([
+      [borrower, pool, amounts.repay],
+    ]);
+    expect(await aaveEvents(examples.aaveWithdraw)).toEqual([
+      {
+        eventName: "Withdraw",
+        args: { reserve: token, user: borrower, to: borrower, amount: amounts.withdraw },
+      },
+    ]);
+    expect(await fungibleTransfers(examples.aaveWithdraw, token)).toEqual([
+      [pool, borrower, amounts.withdraw],
+    ]);
+    expect(await aaveEvents(examples.aaveFlashLoan)).toEqual([
+      {
+        eventName: "FlashLoan",
+        args: {
+          target: receiver,
+          initiator: owner,
+          asset: token,
+          amount: amounts.flashLoan,
+          interestRateMode: 0,
+          premium: amounts.flashLoanPremium,
+          referralCode: 0,
+        },
+      },
+    ]);
+    expect(amounts.flashLoanPremium).toBeGreaterThan(0n);
+    expect(await fungibleTransfers(examples.aaveFlashLoan, token)).toEqual([
+      [pool, receiver, amounts.flashLoan],
+      [receiver, pool, amounts.flashLoan + amounts.flashLoanPremium],
+    ]);
+    expect(await aaveEvents(examples.aaveLiquidation)).toEqual([
+      {
+        eventName: "LiquidationCall",
+        args: {
+          collateralAsset: token,
+          debtAsset: secondToken,
+          user: borrower,
+          debtToCover: amounts.liquidationDebt,
+          liquidatedCollateralAmount: amounts.liquidationCollateral,
+          liquidator,
+          receiveAToken: false,
+        },
+      },
+    ]);
+    expect(await fungibleTransfers(examples.aaveLiquidation, secondToken)).toEqual([
+      [liquidator, pool, amounts.liquidationDebt],
+    ]);
+    expect(await fungibleTransfers(examples.aaveLiquidation, token)).toEqual([
+      [pool, liquidator, amounts.liquidationCollateral],
+    ]);
+    expect(await aaveEvents(examples.aaveDisableCollateral)).toEqual([
+      { eventName: "ReserveUsedAsCollateralDisabled", args: { reserve: token, user: borrower } },
+    ]);
+
+    // Everything the pool ever received and paid in `token`: the borrower's supply is its only deposit.
+    const balanceOf = parseAbi(["function balanceOf(address) view returns (uint256)"]);
+    const poolBalance = (address: Address) =>
+      client.readContract({ address, abi: balanceOf, functionName: "balanceOf", args: [pool] });
+    expect(await poolBalance(token)).toBe(
+      amounts.supply - amounts.withdraw - amounts.liquidationCollateral + amounts.flashLoanPremium,
+    );
+    const supplies = parseEventLogs({
+      abi,
+      eventName: "Supply",
+      logs: await client.getLogs({ address: pool, fromBlock: result.startBlockNumber }),
+    }).map((log) => log.args as { reserve: Address; amount: bigint });
+    const lenderSupply = supplies.filter((args) => args.reserve === secondToken);
+    expect(lenderSupply).toHaveLength(1);
+    expect(await poolBalance(secondToken)).toBe(
+      lenderSupply[0].amount - amounts.borrow + amounts.repay + amounts.liquidationDebt,
+    );
+  });
+
+  test("WETH wrap and unwrap move the ether sent", async () => {
+    const { contracts, examples, protocolAmounts } = result;
+    const abi = parseAbi([
+      "event Deposit(address indexed dst, uint256 wad)",
+      "event Withdrawal(address indexed src, uint256 wad)",
+    ]);
+    const [deposit] = parseEventLogs({ abi, logs: await logsOf(examples.wrap, contracts.weth) });
+    expect(deposit.eventName === "Deposit" && deposit.args.wad).toBe(protocolAmounts.wrap);
+    const [withdrawal] = parseEventLogs({ abi, logs: await logsOf(examples.unwrap, contracts.weth) });
+    expect(withdrawal.eventName === "Withdrawal" && withdrawal.args.wad).toBe(protocolAmounts.unwrap);
+    expect(await client.getBalance({ address: contracts.weth })).toBe(
+      protocolAmounts.wrap - protocolAmounts.unwrap,
+    );
+  });
 
   test("ERC-20, ERC-721 and ERC-1155 burns are transfers to the zero address", async () => {
     const { contracts, examples } = result;
@@ -428,7 +800,12 @@ describe("compileDemoContracts", () => {
           "DemoBytes32Token",
           "DemoRevertingNameToken",
           "CounterV1",
+          "CounterV2",
           "CounterProxy",
+          "DemoDollar",
+          "UniswapV3Callee",
+          "DemoAavePool",
+          "DemoNoteFactory",
         ]),
       );
       expect(compiled.Playground.bytecode).toMatch(/^0x[0-9a-f]+$/);

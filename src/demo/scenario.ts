@@ -11,6 +11,8 @@ import {
   type Hash,
   type Hex,
   http,
+  type Log,
+  maxUint256,
   type PublicClient,
   padHex,
   parseEther,
@@ -23,7 +25,8 @@ import {
   toHex,
   type WalletClient,
 } from "viem";
-import { type Artifacts, compileDemoContracts } from "./compile.ts";
+import { type Artifacts, compileDemoContracts, readPackagedArtifacts } from "./compile.ts";
+import { type RunUserOperationsReturnType, runUserOperations } from "./user-operations.ts";
 
 /** Parameters of {@link runScenario}. */
 export type RunScenarioParameters = {
@@ -41,9 +44,12 @@ export type ScenarioContracts = {
   collectible: Address;
   /** ERC-1155 `DemoMultiToken`. */
   multiToken: Address;
-  /** EIP-1967 proxy (`CounterProxy`, an OpenZeppelin `ERC1967Proxy`) in front of `implementation`. */
+  /**
+   * EIP-1967 proxy (`CounterProxy`, an OpenZeppelin `ERC1967Proxy`) in front of `implementation` during the
+   * rounds, upgraded to `counterV2` at the end of the scenario.
+   */
   proxy: Address;
-  /** `CounterV1`, reached through `proxy`. */
+  /** `CounterV1` (UUPS), the proxy's first implementation. */
   implementation: Address;
   playground: Address;
   /** `Relay`, created by the Playground's constructor (an inner CREATE). */
@@ -60,6 +66,30 @@ export type ScenarioContracts = {
   bytes32Token: Address;
   /** ERC-20 `DemoRevertingNameToken`: `name()` reverts, `symbol()` returns undecodable bytes. */
   revertingNameToken: Address;
+  /** `CounterV2`, the proxy's implementation after `proxyUpgrade`. */
+  counterV2: Address;
+  /** ERC-20 `DemoDollar` ("SDD", 6 decimals), paired with `token` in the Uniswap and Aave pools. */
+  secondToken: Address;
+  /** WETH9 from its published bytecode. */
+  weth: Address;
+  /** `UniswapV3Factory` from `@uniswap/v3-core`'s published bytecode. */
+  uniswapV3Factory: Address;
+  /** The factory's 0.3% pool of `token` and `secondToken`. */
+  uniswapV3Pool: Address;
+  /** `NonfungiblePositionManager` from `@uniswap/v3-periphery`'s published bytecode. */
+  uniswapV3PositionManager: Address;
+  /** `UniswapV3Callee`: mints, swaps, burns and collects on the pool, paid from its caller's allowances. */
+  uniswapCallee: Address;
+  /** `DemoAavePool`: Aave v3 `IPool` functions and events over real ERC-20 movements. */
+  aavePool: Address;
+  /** `DemoFlashLoanReceiver`, the target of `aaveFlashLoan`. */
+  aaveFlashLoanReceiver: Address;
+  /** `DemoNote`, the implementation behind `clone`. */
+  cloneImplementation: Address;
+  /** `DemoNoteFactory`, which creates EIP-1167 minimal proxies of `cloneImplementation`. */
+  cloneFactory: Address;
+  /** The EIP-1167 clone `cloneCreation` created. */
+  clone: Address;
 };
 
 /** One transaction hash per kind of activity, for example links and targeted tests. */
@@ -109,6 +139,91 @@ export type ScenarioExamples = {
   failedWithReason: Hash;
   failedWithCustomError: Hash;
   failedOutOfGas: Hash;
+  /** `UniswapV3Callee.mint`: the pool's `Mint`, paid in both tokens by the sender. */
+  uniswapMint: Hash;
+  /** Exact-input swap of token0 for token1 through the callee. */
+  uniswapSwap: Hash;
+  /** Exact-input swap of token1 back to token0. */
+  uniswapSwapBack: Hash;
+  /** Burn of half the callee's liquidity (tokens stay owed to the position). */
+  uniswapBurn: Hash;
+  /** Collect of everything owed to the callee's position, sent to the transaction's sender. */
+  uniswapCollect: Hash;
+  /** `NonfungiblePositionManager.mint`: a position NFT minted to the sender. */
+  uniswapMintPosition: Hash;
+  aaveSupply: Hash;
+  aaveWithdraw: Hash;
+  aaveBorrow: Hash;
+  aaveRepay: Hash;
+  /** `flashLoanSimple` to `aaveFlashLoanReceiver`, paid back with the premium. */
+  aaveFlashLoan: Hash;
+  aaveEnableCollateral: Hash;
+  aaveDisableCollateral: Hash;
+  aaveLiquidation: Hash;
+  /** `upgradeToAndCall` on the proxy: `Upgraded(counterV2)`. */
+  proxyUpgrade: Hash;
+  /** `CounterV2.incrementBy` through the proxy. */
+  proxyCallAfterUpgrade: Hash;
+  /** `DemoNoteFactory.createNote`: an inner CREATE of the clone. */
+  cloneCreation: Hash;
+  /** `DemoNote.setNote` through the clone. */
+  cloneCall: Hash;
+  /** WETH9 `deposit`. */
+  wrap: Hash;
+  /** WETH9 `withdraw`. */
+  unwrap: Hash;
+};
+
+/** Amounts in the smallest units of the token named alongside (or of ether). */
+export type ProtocolAmounts = {
+  uniswap: {
+    /** The pool's tokens in pool order (`token0` < `token1`). */
+    token0: Address;
+    token1: Address;
+    /** Fee tier in hundredths of a basis point (3000: 0.3%). */
+    fee: number;
+    /** `sqrtPriceX96` the pool was initialized with: one whole token for one whole token. */
+    sqrtPriceX96: bigint;
+    /** Range of every position minted. */
+    tickLower: number;
+    tickUpper: number;
+    /** `uniswapMint`: the liquidity sent, and the token amounts the pool took for it. */
+    mint: { liquidity: bigint; amount0: bigint; amount1: bigint };
+    /** `uniswapSwap` (token0 in) and `uniswapSwapBack` (token1 in): the exact input sent and the output. */
+    swap: { amountIn: bigint; amountOut: bigint };
+    swapBack: { amountIn: bigint; amountOut: bigint };
+    /** `uniswapBurn`: the liquidity sent, and the token amounts it freed. */
+    burn: { liquidity: bigint; amount0: bigint; amount1: bigint };
+    /** `uniswapCollect`: what the position paid out (the burnt amounts plus swap fees). */
+    collect: { amount0: bigint; amount1: bigint };
+    /** `uniswapMintPosition`: the amounts desired that were sent, and the NFT, liquidity and amounts taken. */
+    position: {
+      tokenId: bigint;
+      amount0Desired: bigint;
+      amount1Desired: bigint;
+      liquidity: bigint;
+      amount0: bigint;
+      amount1: bigint;
+    };
+  };
+  aave: {
+    /** `aaveSupply` and `aaveWithdraw` of `token`, `aaveBorrow` and `aaveRepay` of `secondToken`. */
+    supply: bigint;
+    withdraw: bigint;
+    borrow: bigint;
+    repay: bigint;
+    /** `aaveFlashLoan` of `token`, and the premium paid on top. */
+    flashLoan: bigint;
+    flashLoanPremium: bigint;
+    /** `aaveLiquidation`: `secondToken` debt repaid by the liquidator, `token` collateral paid to it. */
+    liquidationDebt: bigint;
+    liquidationCollateral: bigint;
+  };
+  /** Wei wrapped by `wrap` and unwrapped by `unwrap`. */
+  wrap: bigint;
+  unwrap: bigint;
+  /** Amount `proxyCallAfterUpgrade` added to the counter. */
+  counterIncrement: bigint;
 };
 
 const contractKeys: (keyof ScenarioContracts)[] = [
@@ -123,6 +238,18 @@ const contractKeys: (keyof ScenarioContracts)[] = [
   "hybrid",
   "bytes32Token",
   "revertingNameToken",
+  "counterV2",
+  "secondToken",
+  "weth",
+  "uniswapV3Factory",
+  "uniswapV3Pool",
+  "uniswapV3PositionManager",
+  "uniswapCallee",
+  "aavePool",
+  "aaveFlashLoanReceiver",
+  "cloneImplementation",
+  "cloneFactory",
+  "clone",
 ];
 
 const exampleKeys: (keyof ScenarioExamples)[] = [
@@ -160,6 +287,26 @@ const exampleKeys: (keyof ScenarioExamples)[] = [
   "failedWithReason",
   "failedWithCustomError",
   "failedOutOfGas",
+  "uniswapMint",
+  "uniswapSwap",
+  "uniswapSwapBack",
+  "uniswapBurn",
+  "uniswapCollect",
+  "uniswapMintPosition",
+  "aaveSupply",
+  "aaveWithdraw",
+  "aaveBorrow",
+  "aaveRepay",
+  "aaveFlashLoan",
+  "aaveEnableCollateral",
+  "aaveDisableCollateral",
+  "aaveLiquidation",
+  "proxyUpgrade",
+  "proxyCallAfterUpgrade",
+  "cloneCreation",
+  "cloneCall",
+  "wrap",
+  "unwrap",
 ];
 
 /** What {@link runScenario} produced. */
@@ -173,10 +320,29 @@ export type ScenarioResult = {
   transactionCount: number;
   /** Transactions mined with status 0, all of them intentional. */
   failedTransactionHashes: Hash[];
+  /** What the protocol transactions (Uniswap, Aave, WETH, the upgraded proxy) sent and moved. */
+  protocolAmounts: ProtocolAmounts;
+  /** ERC-4337: the EntryPoints at their canonical addresses, the accounts, and every user operation sent. */
+  userOperations: RunUserOperationsReturnType;
   /** Head block before the scenario mined its first block. */
   startBlockNumber: bigint;
   headBlockNumber: bigint;
 };
+
+/**
+ * Whether a saved scenario result has every contract, example and amount this version of the scenario
+ * produces; one saved by an older version describes a chain without some of them.
+ */
+export function isCompleteScenarioResult(result: ScenarioResult): boolean {
+  const present = (record: object | undefined, keys: string[]) =>
+    record !== undefined && keys.every((key) => (record as Record<string, unknown>)[key] !== undefined);
+  return (
+    present(result.contracts, contractKeys) &&
+    present(result.examples, exampleKeys) &&
+    result.protocolAmounts !== undefined &&
+    result.userOperations !== undefined
+  );
+}
 
 /** Return type of {@link runScenario}. */
 export type RunScenarioReturnType = ScenarioResult;
@@ -192,7 +358,10 @@ const failingGas = 200_000n;
  * value transfers, ERC-20/721/1155 mints, transfers, approvals and burns (including ERC-1155 batches of
  * ten ids), an ERC-404-style hybrid token, tokens with a `bytes32` or reverting `name()`, calls through an
  * EIP-1967 proxy, nested calls, CREATE, CREATE2, SELFDESTRUCT, caught and uncaught reverts, legacy,
- * EIP-2930 and EIP-1559 transactions, and blocks holding one, several or no transactions.
+ * EIP-2930 and EIP-1559 transactions, and blocks holding one, several or no transactions. Then, once, in a
+ * few more blocks: a Uniswap v3 factory, pool and position manager (mint, swaps, burn, collect, position NFT),
+ * an Aave-v3-compatible pool (supply, withdraw, borrow, repay, flash loan, collateral switches, liquidation),
+ * WETH wrap and unwrap, the proxy's upgrade to `CounterV2` and an EIP-1167 clone.
  *
  * Transactions are sent from anvil's unlocked dev accounts (`eth_sendTransaction`); every receipt is
  * checked, so an unexpected failure throws instead of silently producing a different chain.
@@ -210,7 +379,7 @@ export async function runScenario(parameters: RunScenarioParameters): Promise<Ru
   const walletClient = createWalletClient({ transport });
   const testClient = createTestClient({ mode: "anvil", transport });
 
-  const [artifacts, chainId, accounts, startBlockNumber] = await Promise.all([
+  const [compiled, chainId, accounts, startBlockNumber] = await Promise.all([
     compileDemoContracts(),
     publicClient.getChainId(),
     walletClient.getAddresses(),
@@ -225,7 +394,7 @@ export async function runScenario(parameters: RunScenarioParameters): Promise<Ru
     publicClient,
     walletClient,
     testClient,
-    artifacts,
+    artifacts: { ...compiled, ...readPackagedArtifacts() },
     accounts,
     contracts: {},
     examples: {},
@@ -251,6 +420,10 @@ export async function runScenario(parameters: RunScenarioParameters): Promise<Ru
     // Empty blocks happen on real chains too.
     if (round % 5 === 4) await testClient.mine({ blocks: 1 });
   }
+  const protocolAmounts = await protocolActivity(scenario);
+  const beforeUserOperations = await publicClient.getBlockNumber();
+  const userOperations = await runUserOperations({ rpcUrl });
+  scenario.transactionCount += await transactionsMinedAfter(publicClient, beforeUserOperations);
 
   return {
     chainId,
@@ -259,6 +432,8 @@ export async function runScenario(parameters: RunScenarioParameters): Promise<Ru
     examples: requireAll(scenario.examples, exampleKeys, "example transaction"),
     transactionCount: scenario.transactionCount,
     failedTransactionHashes: scenario.failedTransactionHashes,
+    protocolAmounts,
+    userOperations,
     startBlockNumber,
     headBlockNumber: await publicClient.getBlockNumber(),
   };
@@ -271,10 +446,22 @@ type ContractName =
   | "DemoHybrid"
   | "DemoBytes32Token"
   | "DemoRevertingNameToken"
+  | "DemoDollar"
   | "CounterV1"
+  | "CounterV2"
   | "CounterProxy"
   | "Playground"
-  | "Child";
+  | "Child"
+  | "UniswapV3Callee"
+  | "DemoPositionDescriptor"
+  | "DemoAavePool"
+  | "DemoFlashLoanReceiver"
+  | "DemoNote"
+  | "DemoNoteFactory"
+  | "UniswapV3Factory"
+  | "UniswapV3Pool"
+  | "NonfungiblePositionManager"
+  | "WETH9";
 
 type Scenario = {
   publicClient: PublicClient;
@@ -855,6 +1042,336 @@ async function failures(scenario: Scenario, round: number): Promise<void> {
   }
 }
 
+// Transactions that depend on an earlier one of the same block carry this gas limit: estimating against the
+// previous block would fail. It is above any of them (a first position NFT mint takes about 500k).
+const dependentGas = 1_000_000n;
+const poolFee = 3000;
+const tickSpacing = 60;
+// Positions span this many ticks either side of the initial price, about a factor of 1.8 each way.
+const positionHalfWidth = 6000;
+const secondTokenUnit = 10n ** 6n;
+// DemoAavePool's flash-loan premium and liquidation bonus, in basis points.
+const flashLoanPremiumBps = 5n;
+const liquidationBonusBps = 500n;
+
+/**
+ * Once, after the rounds, in six blocks: deploys WETH9, the Uniswap v3 factory and position manager from
+ * their published bytecode, the 6-decimal `DemoDollar`, the Uniswap callee, the Aave-compatible pool,
+ * `CounterV2` and the clone factory; creates and initializes the pool of `token` and `secondToken`; then
+ * sends the protocol transactions of {@link ScenarioExamples}, each sender's in order within a block.
+ */
+async function protocolActivity(scenario: Scenario): Promise<ProtocolAmounts> {
+  const { accounts, contracts } = scenario;
+  const [owner, trader, liquidityProvider, borrower, lender, liquidator] = accounts;
+  const token = required(contracts.token);
+  const proxy = required(contracts.proxy);
+  const plan = (
+    from: Address,
+    to: Address,
+    contractName: ContractName,
+    functionName: string,
+    args: unknown[],
+    extra: Partial<PlannedTransaction> = {},
+  ): PlannedTransaction => ({ from, to, data: call(scenario, contractName, functionName, args), ...extra });
+  const dependent = (example: keyof ScenarioExamples, planned: PlannedTransaction): PlannedTransaction => ({
+    ...planned,
+    gas: dependentGas,
+    example,
+  });
+  const approve = (from: Address, tokenAddress: Address, spender: Address) =>
+    plan(from, tokenAddress, "DemoToken", "approve", [spender, maxUint256]);
+
+  const deployments: [ContractName, unknown[]][] = [
+    ["UniswapV3Factory", []],
+    ["WETH9", []],
+    ["DemoDollar", [owner]],
+    ["DemoPositionDescriptor", []],
+    ["CounterV2", []],
+    ["DemoAavePool", []],
+    ["DemoNote", []],
+  ];
+  const [factory, weth, secondToken, descriptor, counterV2, aavePool, cloneImplementation] = (
+    await mineTogether(
+      scenario,
+      deployments.map(([contractName, args]) => ({
+        from: owner,
+        data: deployData(scenario, contractName, args),
+      })),
+    )
+  ).map(requireContractAddress);
+  Object.assign(contracts, {
+    uniswapV3Factory: factory,
+    weth,
+    secondToken,
+    counterV2,
+    aavePool,
+    cloneImplementation,
+  } satisfies Partial<ScenarioContracts>);
+
+  const [positionManager, callee, cloneFactory, flashLoanReceiver] = (
+    await mineTogether(scenario, [
+      { from: owner, data: deployData(scenario, "NonfungiblePositionManager", [factory, weth, descriptor]) },
+      { from: owner, data: deployData(scenario, "UniswapV3Callee", [factory, trader]) },
+      { from: owner, data: deployData(scenario, "DemoNoteFactory", [cloneImplementation]) },
+      { from: owner, data: deployData(scenario, "DemoFlashLoanReceiver", [aavePool]) },
+      plan(owner, factory, "UniswapV3Factory", "createPool", [token, secondToken, poolFee]),
+    ])
+  )
+    .slice(0, 4)
+    .map(requireContractAddress);
+  const pool = getAddress(
+    await readView<Address>(scenario, factory, "UniswapV3Factory", "getPool", [token, secondToken, poolFee]),
+  );
+  Object.assign(contracts, {
+    uniswapV3PositionManager: positionManager,
+    uniswapCallee: callee,
+    cloneFactory,
+    aaveFlashLoanReceiver: flashLoanReceiver,
+    uniswapV3Pool: pool,
+  } satisfies Partial<ScenarioContracts>);
+
+  // Pools order their tokens by address. One whole token for one whole token is a raw price of
+  // 10^(decimals1 - decimals0), and the pool takes its square root in Q64.96.
+  const tokenIsToken0 = BigInt(token) < BigInt(secondToken);
+  const [token0, token1] = tokenIsToken0 ? [token, secondToken] : [secondToken, token];
+  const [unit0, unit1] = tokenIsToken0
+    ? [parseEther("1"), secondTokenUnit]
+    : [secondTokenUnit, parseEther("1")];
+  const sqrtPriceX96 = tokenIsToken0 ? 2n ** 96n / 10n ** 6n : 2n ** 96n * 10n ** 6n;
+  const wrap = parseEther("1");
+
+  // Nothing in this block depends on another of its transactions.
+  const setup = await mineTogether(scenario, [
+    plan(owner, pool, "UniswapV3Pool", "initialize", [sqrtPriceX96]),
+    ...[trader, liquidityProvider, borrower, lender, liquidator].map((holder) =>
+      plan(owner, secondToken, "DemoDollar", "mint", [holder, 100_000n * secondTokenUnit]),
+    ),
+    // The receiver pays the flash loan's premium from this.
+    plan(owner, token, "DemoToken", "mint", [flashLoanReceiver, parseEther("1")]),
+    plan(owner, proxy, "CounterV1", "upgradeToAndCall", [counterV2, "0x"], { example: "proxyUpgrade" }),
+    approve(trader, token, callee),
+    approve(trader, secondToken, callee),
+    plan(trader, cloneFactory, "DemoNoteFactory", "createNote", ["Sextant demo note"], {
+      example: "cloneCreation",
+    }),
+    approve(liquidityProvider, token, positionManager),
+    approve(liquidityProvider, secondToken, positionManager),
+    plan(liquidityProvider, weth, "WETH9", "deposit", [], { value: wrap, example: "wrap" }),
+    approve(borrower, token, aavePool),
+    approve(borrower, secondToken, aavePool),
+    approve(lender, secondToken, aavePool),
+    approve(liquidator, secondToken, aavePool),
+  ]);
+  const clone = getAddress(
+    eventArgs<{ note: Address }>(
+      scenario,
+      "DemoNoteFactory",
+      setup.flatMap((receipt) => receipt.logs),
+      "NoteCreated",
+    ).note,
+  );
+  contracts.clone = clone;
+
+  const { tick } = await readSlot0(scenario, pool);
+  const tickLower = Math.floor((tick - positionHalfWidth) / tickSpacing) * tickSpacing;
+  const tickUpper = Math.ceil((tick + positionHalfWidth) / tickSpacing) * tickSpacing;
+  // About 780 whole tokens of each side over this range.
+  const liquidity = 3n * 10n ** 15n;
+  const swapIn = 10n * unit0;
+  const swapBackIn = 5n * unit1;
+  const aave = {
+    supply: parseEther("500"),
+    withdraw: parseEther("100"),
+    borrow: 200n * secondTokenUnit,
+    repay: 50n * secondTokenUnit,
+    flashLoan: parseEther("100"),
+    liquidationDebt: 60n * secondTokenUnit,
+  };
+  const counterIncrement = 5n;
+
+  // Each sender's transactions run in order; no two senders touch the same state.
+  const [mint, swap, swapBack, burn, collect] = await mineTogether(scenario, [
+    dependent(
+      "uniswapMint",
+      plan(trader, callee, "UniswapV3Callee", "mint", [pool, tickLower, tickUpper, liquidity]),
+    ),
+    dependent(
+      "uniswapSwap",
+      plan(trader, callee, "UniswapV3Callee", "swapExactInput", [pool, true, swapIn, trader]),
+    ),
+    dependent(
+      "uniswapSwapBack",
+      plan(trader, callee, "UniswapV3Callee", "swapExactInput", [pool, false, swapBackIn, trader]),
+    ),
+    dependent(
+      "uniswapBurn",
+      plan(trader, callee, "UniswapV3Callee", "burn", [pool, tickLower, tickUpper, liquidity / 2n]),
+    ),
+    dependent(
+      "uniswapCollect",
+      plan(trader, callee, "UniswapV3Callee", "collect", [pool, tickLower, tickUpper, trader]),
+    ),
+    dependent("cloneCall", plan(trader, clone, "DemoNote", "setNote", ["Sextant demo note, edited"])),
+    dependent(
+      "aaveSupply",
+      plan(borrower, aavePool, "DemoAavePool", "supply", [token, aave.supply, borrower, 0]),
+    ),
+    dependent(
+      "aaveEnableCollateral",
+      plan(borrower, aavePool, "DemoAavePool", "setUserUseReserveAsCollateral", [token, true]),
+    ),
+    // The borrower borrows this in the next block.
+    plan(lender, aavePool, "DemoAavePool", "supply", [secondToken, 20_000n * secondTokenUnit, lender, 0]),
+    dependent("proxyCallAfterUpgrade", plan(owner, proxy, "CounterV2", "incrementBy", [counterIncrement])),
+  ]);
+
+  const amount0Desired = 100n * unit0;
+  const amount1Desired = 100n * unit1;
+  const [positionMint] = await mineTogether(scenario, [
+    dependent(
+      "uniswapMintPosition",
+      plan(liquidityProvider, positionManager, "NonfungiblePositionManager", "mint", [
+        {
+          token0,
+          token1,
+          fee: poolFee,
+          tickLower,
+          tickUpper,
+          amount0Desired,
+          amount1Desired,
+          amount0Min: 0n,
+          amount1Min: 0n,
+          recipient: liquidityProvider,
+          deadline: maxUint256,
+        },
+      ]),
+    ),
+    dependent("unwrap", plan(liquidityProvider, weth, "WETH9", "withdraw", [(wrap * 2n) / 5n])),
+    dependent(
+      "aaveBorrow",
+      plan(borrower, aavePool, "DemoAavePool", "borrow", [secondToken, aave.borrow, 2n, 0, borrower]),
+    ),
+    dependent(
+      "aaveRepay",
+      plan(borrower, aavePool, "DemoAavePool", "repay", [secondToken, aave.repay, 2n, borrower]),
+    ),
+    dependent(
+      "aaveWithdraw",
+      plan(borrower, aavePool, "DemoAavePool", "withdraw", [token, aave.withdraw, borrower]),
+    ),
+    // At least 400 of the 500 supplied stay in the pool whatever the order of senders.
+    plan(
+      owner,
+      aavePool,
+      "DemoAavePool",
+      "flashLoanSimple",
+      [flashLoanReceiver, token, aave.flashLoan, "0x", 0],
+      {
+        example: "aaveFlashLoan",
+      },
+    ),
+  ]);
+
+  await mineTogether(scenario, [
+    plan(
+      liquidator,
+      aavePool,
+      "DemoAavePool",
+      "liquidationCall",
+      [token, secondToken, borrower, aave.liquidationDebt, false],
+      {
+        example: "aaveLiquidation",
+      },
+    ),
+    plan(borrower, aavePool, "DemoAavePool", "setUserUseReserveAsCollateral", [token, false], {
+      example: "aaveDisableCollateral",
+    }),
+  ]);
+
+  const poolEvent = <args>(receipt: TransactionReceipt, eventName: string) =>
+    eventArgs<args>(scenario, "UniswapV3Pool", receipt.logs, eventName);
+  type Amounts = { amount0: bigint; amount1: bigint };
+  const minted = poolEvent<Amounts>(mint, "Mint");
+  const swapped = poolEvent<Amounts>(swap, "Swap");
+  const swappedBack = poolEvent<Amounts>(swapBack, "Swap");
+  const burnt = poolEvent<Amounts>(burn, "Burn");
+  const collected = poolEvent<Amounts>(collect, "Collect");
+  const increased = eventArgs<Amounts & { tokenId: bigint; liquidity: bigint }>(
+    scenario,
+    "NonfungiblePositionManager",
+    positionMint.logs,
+    "IncreaseLiquidity",
+  );
+  return {
+    uniswap: {
+      token0,
+      token1,
+      fee: poolFee,
+      sqrtPriceX96,
+      tickLower,
+      tickUpper,
+      mint: { liquidity, amount0: minted.amount0, amount1: minted.amount1 },
+      // The pool reports what it received as positive and what it paid out as negative.
+      swap: { amountIn: swapIn, amountOut: -swapped.amount1 },
+      swapBack: { amountIn: swapBackIn, amountOut: -swappedBack.amount0 },
+      burn: { liquidity: liquidity / 2n, amount0: burnt.amount0, amount1: burnt.amount1 },
+      collect: { amount0: collected.amount0, amount1: collected.amount1 },
+      position: {
+        tokenId: increased.tokenId,
+        amount0Desired,
+        amount1Desired,
+        liquidity: increased.liquidity,
+        amount0: increased.amount0,
+        amount1: increased.amount1,
+      },
+    },
+    aave: {
+      supply: aave.supply,
+      withdraw: aave.withdraw,
+      borrow: aave.borrow,
+      repay: aave.repay,
+      flashLoan: aave.flashLoan,
+      flashLoanPremium: (aave.flashLoan * flashLoanPremiumBps) / 10_000n,
+      liquidationDebt: aave.liquidationDebt,
+      // Prices are 1:1 per whole token, so the debt's value converts by decimals, plus the bonus.
+      liquidationCollateral:
+        (aave.liquidationDebt * (10_000n + liquidationBonusBps) * parseEther("1")) /
+        (10_000n * secondTokenUnit),
+    },
+    wrap,
+    unwrap: (wrap * 2n) / 5n,
+    counterIncrement,
+  };
+}
+
+async function readView<value>(
+  scenario: Scenario,
+  address: Address,
+  contractName: ContractName,
+  functionName: string,
+  args: unknown[] = [],
+): Promise<value> {
+  const abi = abiOf(scenario, contractName);
+  return (await scenario.publicClient.readContract({ address, abi, functionName, args })) as value;
+}
+
+async function readSlot0(scenario: Scenario, pool: Address): Promise<{ tick: number }> {
+  const [, tick] = await readView<readonly [bigint, number]>(scenario, pool, "UniswapV3Pool", "slot0");
+  return { tick };
+}
+
+/** Arguments of the one `eventName` event among the logs; throws unless there is exactly one. */
+function eventArgs<args>(
+  scenario: Scenario,
+  contractName: ContractName,
+  logs: Log[],
+  eventName: string,
+): args {
+  const events = parseEventLogs({ abi: abiOf(scenario, contractName), logs, eventName });
+  if (events.length !== 1) throw new Error(`expected one ${eventName} event, found ${events.length}`);
+  return events[0].args as args;
+}
+
 /** Sends one transaction with automine on, so it gets a block of its own. */
 async function mineAlone(scenario: Scenario, plan: PlannedTransaction): Promise<TransactionReceipt> {
   const hash = await send(scenario, plan);
@@ -1025,4 +1542,15 @@ function multiTokenUri(): string {
     description: "Fungible and semi-fungible demo items.",
   };
   return `data:application/json;base64,${Buffer.from(JSON.stringify(metadata)).toString("base64")}`;
+}
+
+/** How many transactions the blocks after `blockNumber` hold, up to the head. */
+async function transactionsMinedAfter(publicClient: PublicClient, blockNumber: bigint): Promise<number> {
+  const head = await publicClient.getBlockNumber();
+  const counts = await Promise.all(
+    Array.from({ length: Number(head - blockNumber) }, (_, i) =>
+      publicClient.getBlockTransactionCount({ blockNumber: blockNumber + 1n + BigInt(i) }),
+    ),
+  );
+  return counts.reduce((sum, count) => sum + count, 0);
 }

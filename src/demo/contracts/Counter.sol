@@ -3,13 +3,17 @@ pragma solidity ^0.8.24;
 
 import {ERC1967Proxy} from "@openzeppelin/contracts/proxy/ERC1967/ERC1967Proxy.sol";
 import {Initializable} from "@openzeppelin/contracts/proxy/utils/Initializable.sol";
+import {UUPSUpgradeable} from "@openzeppelin/contracts/proxy/utils/UUPSUpgradeable.sol";
 
 /// @title Implementation behind the demo EIP-1967 proxy: a counter initialised through the proxy.
-contract CounterV1 is Initializable {
+/// @notice UUPS (EIP-1822): the proxy is upgraded by calling `upgradeToAndCall` on it, which only the admin may.
+contract CounterV1 is Initializable, UUPSUpgradeable {
     uint256 public value;
     address public admin;
 
     event ValueChanged(address indexed caller, uint256 previousValue, uint256 newValue);
+
+    error NotAdmin(address caller);
 
     constructor() {
         // The implementation itself must never be initialised; only proxies are.
@@ -29,13 +33,28 @@ contract CounterV1 is Initializable {
         _setValue(newValue);
     }
 
-    function version() external pure returns (string memory) {
+    function version() external pure virtual returns (string memory) {
         return "1";
     }
 
-    function _setValue(uint256 newValue) private {
+    function _setValue(uint256 newValue) internal {
         emit ValueChanged(msg.sender, value, newValue);
         value = newValue;
+    }
+
+    function _authorizeUpgrade(address) internal view override {
+        if (msg.sender != admin) revert NotAdmin(msg.sender);
+    }
+}
+
+/// @title The counter's second version: same storage, plus `incrementBy`.
+contract CounterV2 is CounterV1 {
+    function incrementBy(uint256 amount) external {
+        _setValue(value + amount);
+    }
+
+    function version() external pure override returns (string memory) {
+        return "2";
     }
 }
 
