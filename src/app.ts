@@ -1,10 +1,13 @@
+import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { createApiServer } from "./api/server.ts";
+import { actionProtocols } from "./api/transaction-actions.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { createIndexer, type Indexer } from "./indexer/create-indexer.ts";
 import { createMetadataFetcher } from "./indexer/create-metadata-fetcher.ts";
+import { createAbiDirWatcher } from "./indexer/watch-abi-dir.ts";
 import type { Logger } from "./logger.ts";
 import { createRpcClient } from "./rpc/client.ts";
 
@@ -25,8 +28,8 @@ export type CreateChainIndexerParameters = {
 };
 
 /**
- * The indexer for the configured node. Its `run` also fetches NFT metadata in the background; when
- * either stops with an error, the other is stopped too.
+ * The indexer for the configured node. Its `run` also fetches NFT metadata in the background and
+ * imports the ABI folder as it changes; when the indexer or the fetcher stops with an error, all stop.
  */
 export function createChainIndexer({ config, db, logger }: CreateChainIndexerParameters): Indexer {
   const client = createRpcClient({
@@ -36,6 +39,7 @@ export function createChainIndexer({ config, db, logger }: CreateChainIndexerPar
     timeoutMs: config.rpcTimeoutMs,
   });
   const metadata = createMetadataFetcher({ db, client, logger, ipfsGateway: config.ipfsGateway });
+  const abis = createAbiDirWatcher({ db, logger, folder: config.abiDir ?? join(config.dataDir, "abis") });
   const indexer = createIndexer({
     client,
     db,
@@ -46,6 +50,7 @@ export function createChainIndexer({ config, db, logger }: CreateChainIndexerPar
     pollIntervalMs: config.pollIntervalMs,
     maxReorgDepth: config.maxReorgDepth,
     tracer: config.tracer,
+    entryPoints: { v06: config.entryPointsV06, v07: config.entryPointsV07, v08: config.entryPointsV08 },
   });
   return {
     ...indexer,
@@ -55,7 +60,7 @@ export function createChainIndexer({ config, db, logger }: CreateChainIndexerPar
       signal.addEventListener("abort", stop, { once: true });
       try {
         await Promise.all(
-          [indexer.run(both.signal), metadata.run(both.signal)].map((task) =>
+          [indexer.run(both.signal), metadata.run(both.signal), abis.run(both.signal)].map((task) =>
             task.catch((error) => {
               both.abort(error);
               throw error;
@@ -73,7 +78,12 @@ export type ServeParameters = { config: Config; db: Database; logger: Logger };
 
 /** Starts the API on the configured host and port and returns the running server. */
 export async function serve({ config, db, logger }: ServeParameters): Promise<FastifyInstance> {
-  const app = await createApiServer({ db, logger });
+  const app = await createApiServer({
+    db,
+    logger,
+    protocols: actionProtocols(config),
+    interpreterUrl: config.interpreterUrl,
+  });
   await app.listen({ host: config.host, port: config.port });
   return app;
 }

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { type Address, getAddress } from "viem";
+import { entryPoint06Address, entryPoint07Address, entryPoint08Address } from "viem/account-abstraction";
 import { BaseError } from "./errors.ts";
 import { defaultIpfsGateway } from "./indexer/fetch-token-metadata.ts";
 
@@ -187,9 +188,9 @@ const defaults: Config = {
   tracer: "auto",
   maxReorgDepth: 128,
   // The canonical deployments (the same address on every chain) and Ethereum mainnet's protocol contracts.
-  entryPointsV06: ["0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789"],
-  entryPointsV07: ["0x0000000071727De22E5E9d8BAf0edAc6f37da032"],
-  entryPointsV08: ["0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108"],
+  entryPointsV06: [entryPoint06Address],
+  entryPointsV07: [entryPoint07Address],
+  entryPointsV08: [entryPoint08Address],
   uniswapV3Factory: "0x1F98431c8aD98523631AE4a59f267346ea31F984",
   uniswapV3PositionManager: "0xC36442b4a4522E871399CD717aBDD847Ab11FE88",
   aaveV3Pool: "0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2",

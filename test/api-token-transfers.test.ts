@@ -111,7 +111,13 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     const byType = (type: string) => items.find((item) => item.token_type === type) as Item;
     expect(Object.keys(byType("ERC-20").total).sort()).toEqual(["decimals", "value"]);
     expect(byType("ERC-20").total.decimals).toBe("18");
-    expect(Object.keys(byType("ERC-721").total).sort()).toEqual(["token_id", "token_instance"]);
+    expect(Object.keys(byType("ERC-721").total).sort()).toEqual([
+      "decimals",
+      "token_id",
+      "token_instance",
+      "value",
+    ]);
+    expect(byType("ERC-721").total).toMatchObject({ decimals: null, value: "1" });
     expect(Object.keys(byType("ERC-1155").total).sort()).toEqual([
       "decimals",
       "token_id",

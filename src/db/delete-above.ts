@@ -46,6 +46,8 @@ export async function deleteAbove(tx: Queryable, blockNumber: bigint): Promise<v
     above,
   );
   for (const [table, column] of [
+    ["proxies", "block_number"],
+    ["user_operations", "block_number"],
     ["token_transfers", "block_number"],
     ["internal_transactions", "block_number"],
     ["logs", "block_number"],

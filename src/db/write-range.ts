@@ -1,6 +1,7 @@
 import { BaseError } from "../errors.ts";
 import { tokensOnConflict } from "../indexer/attach-tokens.ts";
 import type { RangeRows } from "../indexer/transform-range.ts";
+import { userOperationsOnConflict } from "../indexer/user-operations.ts";
 import type { Database } from "./client.ts";
 import { deleteAbove } from "./delete-above.ts";
 import { byteaParam, insertRows } from "./table-rows.ts";
@@ -66,7 +67,9 @@ export async function writeRange(
     await insertRows(tx, rows.internalTransactions);
     await insertRows(tx, rows.addressInternalTransactions);
     await insertRows(tx, rows.withdrawals);
+    await insertRows(tx, rows.proxies);
     await insertRows(tx, rows.tokenTransfers);
+    await insertRows(tx, rows.userOperations, { onConflict: userOperationsOnConflict });
     await insertRows(tx, rows.addressTokenTransfers);
     await insertRows(tx, rows.tokens, { onConflict: tokensOnConflict });
     await insertRows(tx, rows.tokenInstances, {

@@ -1,6 +1,7 @@
 import type { Address, Hash } from "viem";
 import { ensureChainIdentity } from "../db/chain-identity.ts";
 import type { Database } from "../db/client.ts";
+import { recordHeartbeat, recordPastRpcIndexed } from "../db/user-operations-status.ts";
 import {
   ChainDivergedError,
   readBlockHashes,
@@ -20,7 +21,9 @@ import { attachTokens } from "./attach-tokens.ts";
 import { chooseTracer, type Tracer } from "./choose-tracer.ts";
 import { type FetchedRange, fetchRange } from "./fetch-range.ts";
 import { retryForever, sleep } from "./retry.ts";
+import { scanStoredUserOperations } from "./scan-stored-user-operations.ts";
 import { transformRange } from "./transform-range.ts";
+import { canonicalEntryPoints, type EntryPoints } from "./user-operations.ts";
 
 export type CreateIndexerParameters = {
   client: RpcClient;
@@ -37,6 +40,13 @@ export type CreateIndexerParameters = {
   maxReorgDepth?: number;
   /** Source of internal transactions; `auto` asks the node which it offers. */
   tracer?: Tracer | "auto";
+  /** ERC-4337 entry points whose user operations are indexed; the canonical ones by default. */
+  entryPoints?: EntryPoints;
+  /**
+   * How long one poll's heartbeat keeps the ERC-4337 status `live`; by default max(30 s, 3 poll
+   * intervals), so a stopped indexer is reported as not live once it has aged.
+   */
+  liveTtlMs?: number;
 };
 
 /** The node's chain left the stored one further back than the configured depth. */
@@ -80,10 +90,13 @@ export function createIndexer({
   pollIntervalMs = 1_000,
   maxReorgDepth = 128,
   tracer: configuredTracer = "auto",
+  entryPoints = canonicalEntryPoints,
+  liveTtlMs = Math.max(30_000, 3 * pollIntervalMs),
 }: CreateIndexerParameters): Indexer {
   const knownContracts = new Set<Address>();
   const describedTokens = new Set<Address>();
   const state: IndexerStatus = { indexedBlock: null, headBlock: null, following: false, tracer: null };
+  let pastRpcRecorded = false;
 
   async function prepare() {
     const [chainId, [genesis]] = await Promise.all([
@@ -92,6 +105,9 @@ export function createIndexer({
     ]);
     await ensureChainIdentity(db, { chainId, genesisHash: (genesis as RpcFullBlock).hash as string });
     state.indexedBlock = await readCheckpoint(db);
+    // Operations in logs stored before their entry point was configured; catch-up reads the rest.
+    await scanStoredUserOperations(db, { entryPoints, logger });
+    pastRpcRecorded = false;
     const probeBlock = await retryForever(() => eth_blockNumber(client), { what: "eth_blockNumber", logger });
     state.tracer = await retryForever(
       () => chooseTracer(client, { configured: configuredTracer, probeBlock }),
@@ -111,7 +127,7 @@ export function createIndexer({
 
   /** The range's rows; token-transfer-shaped logs that fit no layout are skipped and reported. */
   async function rowsOf(range: FetchedRange, keptUpTo?: bigint) {
-    const rows = transformRange(range);
+    const rows = transformRange(range, { entryPoints });
     // Token rows are only pushed once every read succeeded, so a retry starts from clean rows.
     await retryForever(() => attachTokens({ client, db, rows, keptUpTo }), {
       what: `tokens of blocks ${range.from}-${range.to}`,
@@ -143,7 +159,7 @@ export function createIndexer({
       (await retryForever(() => eth_blockNumber(client), { what: "eth_blockNumber", logger, signal }));
     state.headBlock = head;
     const start = state.indexedBlock === null ? firstBlock : state.indexedBlock + 1n;
-    if (start > head) return state.indexedBlock;
+    if (start > head) return reachedHead(target);
 
     const ranges: [bigint, bigint][] = [];
     for (let from = start; from <= head; from += BigInt(rangeSize)) {
@@ -190,6 +206,15 @@ export function createIndexer({
         const rate = Math.round((written * 1000) / (lastLog - began));
         logger.info({ indexed: Number(range.to), head: Number(head), blocksPerSecond: rate }, "catching up");
       }
+    }
+    return reachedHead(target);
+  }
+
+  /** Catching up to the node's head (not to an explicit target) finishes ERC-4337's past RPC indexing. */
+  async function reachedHead(target: bigint | undefined): Promise<bigint | null> {
+    if (target === undefined && !pastRpcRecorded) {
+      await recordPastRpcIndexed(db);
+      pastRpcRecorded = true;
     }
     return state.indexedBlock;
   }
@@ -298,6 +323,7 @@ export function createIndexer({
           state.following = true;
           logger.info({ indexed: Number(state.indexedBlock) }, "caught up; following new blocks");
         }
+        if (state.following) await recordHeartbeat(db, liveTtlMs);
         if (state.indexedBlock === before) await sleep(pollIntervalMs, signal);
       }
     } catch (error) {

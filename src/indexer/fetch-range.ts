@@ -9,6 +9,7 @@ import { eth_getTransactionReceipt } from "../rpc/eth_getTransactionReceipt.ts";
 import { type ParityTrace, trace_block } from "../rpc/trace_block.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
 import type { Tracer } from "./choose-tracer.ts";
+import { detectProxies, type ProxyDetection } from "./detect-proxies.ts";
 import { type InternalTransaction, mapCallTracerBlock, mapParityBlock } from "./map-traces.ts";
 import { readTokenMetadata, type TokenReadings } from "./read-token-metadata.ts";
 import { type RangeTransfers, type TokenCandidate, tokenCandidatesOf } from "./token-candidates.ts";
@@ -41,6 +42,8 @@ export type FetchedRange = {
   tokenCandidates: Map<Address, TokenCandidate>;
   /** What was read of them ahead of writing, at the blocks `attachTokens` wants (see there). */
   tokenReadings: TokenReadings;
+  /** Proxies created, upgraded or delegated in the range, read at the block of each event (see detectProxies). */
+  proxies: ProxyDetection[];
 };
 
 export type FetchRangeReturnType = FetchedRange;
@@ -118,7 +121,10 @@ export async function fetchRange(
       describeAt: describedTokens.has(address) ? null : BigInt(candidate.firstBlock),
       supplyAt: BigInt(candidate.supplyBlock ?? candidate.firstBlock),
     }));
-  const tokenReadings = await readTokenMetadata(client, reads);
+  const [tokenReadings, proxies] = await Promise.all([
+    readTokenMetadata(client, reads),
+    detectProxies(client, { blocks, receipts, internalTransactions }),
+  ]);
   for (const read of reads) describedTokens.add(read.address);
   return {
     from,
@@ -130,6 +136,7 @@ export async function fetchRange(
     tokenTransfers,
     tokenCandidates,
     tokenReadings,
+    proxies,
   };
 }
 

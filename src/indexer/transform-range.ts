@@ -2,17 +2,28 @@ import type { Address } from "viem";
 import { byteaText, createTableRows } from "../db/table-rows.ts";
 import type { FetchedRange } from "./fetch-range.ts";
 import { transferKey } from "./token-candidates.ts";
+import {
+  bundleTransactionsOf,
+  type EntryPoints,
+  extractUserOperations,
+  userOperationRows,
+} from "./user-operations.ts";
 
 export type RangeRows = ReturnType<typeof transformRange>;
 
 const Direction = { from: 1, to: 2, created: 4 } as const;
 const gweiInWei = 1_000_000_000n;
 
+export type TransformRangeOptions = {
+  /** ERC-4337 entry points whose user operations become rows; none when omitted. */
+  entryPoints?: EntryPoints;
+};
+
 /**
  * Turns a validated range into the column-wise rows of each table. Quantities become decimal strings,
  * hashes the text form of bytea; nothing here talks to the node or the database.
  */
-export function transformRange(range: FetchedRange) {
+export function transformRange(range: FetchedRange, { entryPoints }: TransformRangeOptions = {}) {
   const { blocks, receipts, internalTransactions, contracts } = range;
   const blockRows = createTableRows("blocks", {
     number: "int8",
@@ -74,6 +85,7 @@ export function transformRange(range: FetchedRange) {
     root: "bytea",
     error: "text",
     has_error_in_internal_transactions: "bool",
+    revert_output: "bytea",
   });
   const addressTransactionRows = createTableRows("address_transactions", {
     address: "bytea",
@@ -169,6 +181,22 @@ export function transformRange(range: FetchedRange) {
     is_contract: "bool",
     first_seen_block: "int8",
   });
+  const proxyRows = createTableRows("proxies", {
+    address: "bytea",
+    block_number: "int8",
+    proxy_type: "text",
+    implementation: "bytea",
+    beacon: "bytea",
+  });
+  for (const proxy of range.proxies) {
+    proxyRows.push({
+      address: byteaText(proxy.address),
+      block_number: proxy.blockNumber.toString(),
+      proxy_type: proxy.proxyType,
+      implementation: byteaText(proxy.implementation),
+      beacon: byteaText(proxy.beacon),
+    });
+  }
   const seen = new Set<string>();
   const see = (address: string | null | undefined, blockNumber: number) => {
     if (!address) return;
@@ -267,6 +295,7 @@ export function transformRange(range: FetchedRange) {
         // Unknown (null) without a trace.
         has_error_in_internal_transactions:
           frames?.some((frame) => frame.index > 0 && frame.error !== null) ?? null,
+        revert_output: byteaText(frames?.[0]?.revertOutput),
       });
 
       for (const frame of frames ?? []) {
@@ -409,6 +438,10 @@ export function transformRange(range: FetchedRange) {
     tokenInstances: tokenInstanceRows,
     addressTokenTransfers: addressTokenTransferRows,
     addresses: addressRows,
+    userOperations: userOperationRows(
+      entryPoints ? extractUserOperations(bundleTransactionsOf(range, entryPoints), entryPoints) : [],
+    ),
+    proxies: proxyRows,
     /** Logs that looked like token transfers but did not fit any transfer layout; skipped. */
     malformedTokenTransfers,
   };

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { createApiServer } from "../../src/api/server.ts";
+import { type CreateApiServerParameters, createApiServer } from "../../src/api/server.ts";
 import {
   type CreateIndexerParameters,
   createIndexer,
@@ -22,14 +22,19 @@ export async function indexIntoNewDatabase(
   client: RpcClient,
   {
     head,
+    api,
     ...options
-  }: Partial<Omit<CreateIndexerParameters, "client" | "db" | "logger">> & { head?: bigint } = {},
+  }: Partial<Omit<CreateIndexerParameters, "client" | "db" | "logger">> & {
+    head?: bigint;
+    /** Options of the API server, e.g. the protocols whose events become actions. */
+    api?: Omit<CreateApiServerParameters, "db">;
+  } = {},
 ): Promise<IndexedChain> {
   const test = await createTestDatabase(kind);
   const indexer = createIndexer({ client, db: test.db, logger: createLogger("silent"), ...options });
   await indexer.prepare();
   await indexer.catchUp(head);
-  const app = await createApiServer({ db: test.db });
+  const app = await createApiServer({ db: test.db, ...api });
   return {
     test,
     indexer,

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from "fastify";
+import type { Address } from "viem";
 import {
   findAddressTransactionCursor,
   listAddressTransactions,
   type TransactionSort,
 } from "../../db/queries/address-transactions.ts";
 import { findAddresses } from "../../db/queries/addresses.ts";
+import { findContractAbis } from "../../db/queries/contract-abis.ts";
 import { findTokens } from "../../db/queries/token-balances.ts";
 import { listTokenTransfers } from "../../db/queries/token-transfers.ts";
 import { timestamp } from "../format.ts";
@@ -20,7 +22,9 @@ import {
   lowerHex,
   uint256Cursor,
 } from "../params.ts";
+import { endpointDocs } from "../schemas/endpoints.ts";
 import type { ApiContext } from "../server.ts";
+import { loadTransactionActions } from "../transaction-actions.ts";
 import { renderTokenTransfer, tokenTransferAddresses } from "../views/token-transfer.ts";
 import { renderTransaction, transactionAddresses, transferPreview } from "../views/transaction.ts";
 
@@ -53,10 +57,10 @@ const querystring = {
 } as const;
 
 /** Endpoint 2: the transactions an address sent, received or created, newest first or sorted. */
-export function addressTransactionsRoute(app: FastifyInstance, { db, chainHead }: ApiContext) {
+export function addressTransactionsRoute(app: FastifyInstance, { db, chainHead, protocols }: ApiContext) {
   app.get<{ Params: { address_hash_param: string }; Querystring: Query }>(
     "/api/v2/addresses/:address_hash_param/transactions",
-    { schema: { params: addressHashParams, querystring } },
+    { schema: { ...endpointDocs.addressTransactions, params: addressHashParams, querystring } },
     async (request) => {
       const address = lowerHex(request.params.address_hash_param);
       const query = request.query;
@@ -71,8 +75,13 @@ export function addressTransactionsRoute(app: FastifyInstance, { db, chainHead }
         fee: cursorDecimal(query.fee),
       };
       const leadingKey = sort === "block_number" ? cursor.block_number : cursor[sort];
+      // Clients send partial cursors; the row they name gives the keys they left out.
       if (leadingKey === null && query.hash) {
-        cursor = (await findAddressTransactionCursor(db, { address, hash: lowerHex(query.hash) })) ?? cursor;
+        const transaction = { hash: lowerHex(query.hash) };
+        cursor = (await findAddressTransactionCursor(db, { address, transaction })) ?? cursor;
+      } else if (leadingKey === null && cursor.block_number !== null && cursor.index !== null) {
+        const transaction = { block_number: cursor.block_number, index: cursor.index };
+        cursor = (await findAddressTransactionCursor(db, { address, transaction })) ?? cursor;
       }
       const rows = await listAddressTransactions(db, {
         address,
@@ -90,7 +99,7 @@ export function addressTransactionsRoute(app: FastifyInstance, { db, chainHead }
         cursor: {},
         limit: shown.length * (transferPreview + 1),
       });
-      const [addresses, tokens, head] = await Promise.all([
+      const [addresses, tokens, head, actions, abis] = await Promise.all([
         findAddresses(db, [
           ...rows.flatMap(transactionAddresses),
           ...transfers.flatMap(tokenTransferAddresses),
@@ -100,6 +109,11 @@ export function addressTransactionsRoute(app: FastifyInstance, { db, chainHead }
           transfers.map((transfer) => transfer.token_address),
         ),
         chainHead(),
+        loadTransactionActions(db, protocols, shown),
+        findContractAbis(
+          db,
+          shown.flatMap((row) => (row.to_address === null ? [] : [row.to_address])),
+        ),
       ]);
       const byTransaction = new Map<string, unknown[]>();
       for (const transfer of transfers) {
@@ -112,12 +126,11 @@ export function addressTransactionsRoute(app: FastifyInstance, { db, chainHead }
       return toPage(
         rows,
         (row) =>
-          renderTransaction(
-            row,
-            addresses,
-            head,
-            byTransaction.get(`${row.block_number}/${row.index}`) ?? [],
-          ),
+          renderTransaction(row, addresses, head, {
+            tokenTransfers: byTransaction.get(`${row.block_number}/${row.index}`) ?? [],
+            actions: actions.get(`${row.block_number}/${row.index}`) ?? [],
+            abi: row.to_address === null ? null : (abis.get(row.to_address as Address)?.abi ?? null),
+          }),
         (last) => ({
           block_number: last.block_number,
           index: last.index,

@@ -1,5 +1,7 @@
+import type { Abi } from "viem";
 import type { LogRow } from "../../db/queries/address-logs.ts";
 import type { FindAddressesReturnType } from "../../db/queries/addresses.ts";
+import { decodeLog } from "../../decode/decode-log.ts";
 import { timestamp } from "../format.ts";
 import { renderAddress } from "./address.ts";
 
@@ -10,9 +12,10 @@ export function logAddresses(row: LogRow): string[] {
 
 /**
  * Renders a log as Blockscout's log view, with the emitter under both `address` and `address_hash`
- * (the superset rule) and always four topics, missing ones null.
+ * (the superset rule) and always four topics, missing ones null; decoded with the emitter's imported ABI
+ * (or its implementation's), else the built-in ones.
  */
-export function renderLog(row: LogRow, addresses: FindAddressesReturnType) {
+export function renderLog(row: LogRow, addresses: FindAddressesReturnType, abi: Abi | null) {
   const emitter = renderAddress(row.address, addresses);
   return {
     address: emitter,
@@ -25,6 +28,6 @@ export function renderLog(row: LogRow, addresses: FindAddressesReturnType) {
     index: row.log_index,
     data: row.data,
     topics: [row.topic0, row.topic1, row.topic2, row.topic3],
-    decoded: null,
+    decoded: decodeLog({ topics: [row.topic0, row.topic1, row.topic2, row.topic3], data: row.data, abi }),
   };
 }

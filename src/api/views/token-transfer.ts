@@ -2,6 +2,7 @@ import { zeroAddress } from "viem";
 import type { FindAddressesReturnType } from "../../db/queries/addresses.ts";
 import type { FindTokensReturnType } from "../../db/queries/token-balances.ts";
 import type { TokenTransferRow } from "../../db/queries/token-transfers.ts";
+import { selectorMethod } from "../../decode/decode-input.ts";
 import { timestamp } from "../format.ts";
 import { renderAddress } from "./address.ts";
 import { renderToken, renderTokenInstance } from "./token.ts";
@@ -30,7 +31,8 @@ export function renderTokenTransfer(
     row.token_type === "ERC-20"
       ? { decimals, value: row.amount }
       : row.token_type === "ERC-721"
-        ? { token_id: row.token_id, token_instance: instance }
+        ? // The interface document gives every total a decimals and a value; one ERC-721 token moves.
+          { token_id: row.token_id, token_instance: instance, decimals: null, value: "1" }
         : {
             token_id: row.token_id,
             value: row.amount ?? (row.token_id === null ? null : "1"),
@@ -45,7 +47,7 @@ export function renderTokenTransfer(
     block_number: row.block_number,
     log_index: row.log_index,
     timestamp: timestamp(row.timestamp),
-    method: row.input_selector,
+    method: row.input_selector === null ? null : selectorMethod(row.input_selector),
     from: renderAddress(row.from_address, addresses),
     to: renderAddress(row.to_address, addresses),
     token,

@@ -1,7 +1,12 @@
+import type { Abi } from "viem";
 import type { TransactionRow } from "../../db/queries/address-transactions.ts";
 import type { FindAddressesReturnType } from "../../db/queries/addresses.ts";
 import type { ChainHead } from "../../db/queries/chain-head.ts";
+import type { TransactionAction } from "../../decode/actions/transaction-action.ts";
+import { decodeInput, transactionMethod } from "../../decode/decode-input.ts";
+import { decodeRevertReason } from "../../decode/revert-reason.ts";
 import { timestamp } from "../format.ts";
+import { renderAction } from "../transaction-actions.ts";
 import { renderAddress } from "./address.ts";
 
 /** The addresses of a transaction that its rendering needs looked up. */
@@ -13,17 +18,27 @@ export function transactionAddresses(row: TransactionRow): string[] {
 
 /**
  * Renders a transaction in the list form of Blockscout's transaction view, with the interface
- * document's types (`gas_limit` a number, `token_transfers` an array). Fields that need decoding,
- * tokens or traces carry their empty value until those are indexed.
+ * document's types (`gas_limit` a number, `token_transfers` an array), its input and revert reason
+ * decoded with the called contract's ABI or the built-in ones.
  */
 export function renderTransaction(
   row: TransactionRow,
   addresses: FindAddressesReturnType,
   head: ChainHead,
-  /** The transaction's first token transfers, rendered; one more than shown tells of an overflow. */
-  tokenTransfers: unknown[],
+  {
+    tokenTransfers,
+    actions,
+    abi,
+  }: {
+    /** The transaction's first token transfers, rendered; one more than shown tells of an overflow. */
+    tokenTransfers: unknown[];
+    actions: TransactionAction[];
+    /** The imported ABI of `to` (or of its implementation), tried before the built-in ones. */
+    abi: Abi | null;
+  },
 ) {
   const toIsContract = row.to_address !== null && (addresses.get(row.to_address)?.is_contract ?? false);
+  const decodedInput = toIsContract ? decodeInput({ input: row.input, abi }) : null;
   const gasUsed = BigInt(row.gas_used);
   const baseFee = row.base_fee_per_gas === null ? null : BigInt(row.base_fee_per_gas);
   const priorityFee =
@@ -48,7 +63,7 @@ export function renderTransaction(
     // Why a transaction failed (reverted, out of gas, ...) is known from its trace; without one, Blockscout's
     // word for "not known yet".
     result: row.status === 0 ? transactionResult(row.error) : "success",
-    revert_reason: null,
+    revert_reason: row.status === 0 ? decodeRevertReason({ output: row.revert_output, abi }) : null,
     from: renderAddress(row.from_address, addresses),
     to: renderAddress(row.to_address, addresses),
     created_contract: renderAddress(row.created_contract, addresses),
@@ -65,18 +80,20 @@ export function renderTransaction(
     priority_fee: priorityFee === null ? null : priorityFee.toString(),
     transaction_burnt_fee: baseFee === null ? null : (baseFee * gasUsed).toString(),
     raw_input: row.input,
-    method: toIsContract && row.input.length >= 10 ? row.input.slice(0, 10) : null,
-    decoded_input: null,
+    method: transactionMethod({ input: row.input, decodedInput, toIsContract }),
+    decoded_input: decodedInput,
     token_transfers: tokenTransfers.slice(0, transferPreview),
     token_transfers_overflow: tokenTransfers.length > transferPreview,
     transaction_types: types,
     has_error_in_internal_transactions: row.has_error_in_internal_transactions,
-    actions: [],
+    actions: actions.map(renderAction),
     authorization_list: [],
     exchange_rate: null,
     historic_exchange_rate: null,
     transaction_tag: null,
     is_pending_update: false,
+    // Blockscout counts FHE operations on chains that have them; an EVM chain without FHE has none.
+    fhe_operations_count: 0,
   };
 }
 

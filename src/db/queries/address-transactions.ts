@@ -45,6 +45,8 @@ export type TransactionRow = {
   base_fee_per_gas: string | null;
   error: string | null;
   has_error_in_internal_transactions: boolean | null;
+  /** What the reverted top-level call returned, to decode the revert reason; null unless it reverted. */
+  revert_output: string | null;
   /** The transaction created a contract that is a token. */
   created_token: boolean;
 };
@@ -65,6 +67,7 @@ export const transactionColumns = `
   t.max_fee_per_gas, t.max_priority_fee_per_gas, ${hexColumn("t.input", "input")}, t.status, t.gas_used,
   t.effective_gas_price, t.gas_used * COALESCE(t.effective_gas_price, t.gas_price, 0) AS fee,
   b.timestamp, b.base_fee_per_gas, t.error, t.has_error_in_internal_transactions,
+  ${hexColumn("t.revert_output", "revert_output")},
   t.created_contract IS NOT NULL AND EXISTS (SELECT 1 FROM tokens k WHERE k.address = t.created_contract) AS created_token`;
 
 /**
@@ -95,17 +98,29 @@ export async function listAddressTransactions(
   );
 }
 
-/** The cursor values of one transaction of the address, to resume after it when a client sent only its hash. */
+/**
+ * The cursor values of one transaction of the address, to resume after it when a client sent only its
+ * hash, or only its position (`block_number` and `index`) for a sort by value or fee.
+ */
 export async function findAddressTransactionCursor(
   db: Queryable,
-  { address, hash }: { address: string; hash: string },
+  {
+    address,
+    transaction,
+  }: { address: string; transaction: { hash: string } | { block_number: number; index: number } },
 ): Promise<Required<AddressTransactionsCursor> | null> {
   const [row] = await db.query<Required<AddressTransactionsCursor>>(
-    `SELECT a.block_number, a.transaction_index AS index, a.value, a.fee
-     FROM transactions t
-     JOIN address_transactions a ON a.address = $1 AND a.block_number = t.block_number AND a.transaction_index = t.index
-     WHERE t.hash = $2`,
-    [byteaParam(address), byteaParam(hash)],
+    "hash" in transaction
+      ? `SELECT a.block_number, a.transaction_index AS index, a.value, a.fee
+         FROM transactions t
+         JOIN address_transactions a ON a.address = $1 AND a.block_number = t.block_number AND a.transaction_index = t.index
+         WHERE t.hash = $2`
+      : `SELECT a.block_number, a.transaction_index AS index, a.value, a.fee
+         FROM address_transactions a
+         WHERE a.address = $1 AND a.block_number = $2 AND a.transaction_index = $3`,
+    "hash" in transaction
+      ? [byteaParam(address), byteaParam(transaction.hash)]
+      : [byteaParam(address), transaction.block_number, transaction.index],
   );
   return row ?? null;
 }

@@ -1,0 +1,118 @@
+import type { FastifyInstance } from "fastify";
+import type { Address } from "viem";
+import { findAddresses } from "../../db/queries/addresses.ts";
+import { findContractAbis } from "../../db/queries/contract-abis.ts";
+import { findTokens } from "../../db/queries/token-balances.ts";
+import { listTokenTransfers } from "../../db/queries/token-transfers.ts";
+import { findTransaction, listInternalValueTransfers } from "../../db/queries/transaction.ts";
+import { listTransactionLogs } from "../../db/queries/transaction-logs.ts";
+import { findUserOperations } from "../../db/queries/user-operations.ts";
+import { decodeInput, transactionMethod } from "../../decode/decode-input.ts";
+import { type SummaryVariable, summarizeTransaction } from "../../decode/summarize-transaction.ts";
+import { notFound } from "../errors.ts";
+import { hashPattern, lowerHex } from "../params.ts";
+import { endpointDocs } from "../schemas/endpoints.ts";
+import type { ApiContext } from "../server.ts";
+import { loadTransactionActions } from "../transaction-actions.ts";
+import { renderAddress } from "../views/address.ts";
+import { renderToken } from "../views/token.ts";
+
+const params = {
+  type: "object",
+  required: ["transaction_hash_param"],
+  properties: { transaction_hash_param: { type: "string", pattern: hashPattern } },
+} as const;
+
+const querystring = {
+  type: "object",
+  additionalProperties: false,
+  properties: { apikey: { type: "string" }, key: { type: "string" } },
+} as const;
+
+/** Token transfers read for a summary; more are not told one by one. */
+const transfersRead = 100;
+
+/**
+ * Endpoint 7: what a transaction did, in words with typed variables. A configured interpretation
+ * service is asked first; Sextant's own rule-based interpreter answers otherwise. A failed transaction
+ * has no summary (`null`), as in Blockscout.
+ */
+export function transactionSummaryRoute(app: FastifyInstance, context: ApiContext) {
+  const { db } = context;
+  app.get<{ Params: { transaction_hash_param: string } }>(
+    "/api/v2/transactions/:transaction_hash_param/summary",
+    { schema: { ...endpointDocs.transactionSummary, params, querystring } },
+    async (request, reply) => {
+      const hash = lowerHex(request.params.transaction_hash_param);
+      const transaction = await findTransaction(db, hash);
+      if (transaction === null) throw notFound();
+      if (transaction.status !== 1) return reply.type("application/json; charset=utf-8").send("null");
+      const remote = await context.askInterpreter?.(hash);
+      if (remote) return remote;
+      const key = { block_number: transaction.block_number, index: transaction.index };
+      const [transfers, internalValueTransfers, logs, actions, known, abis, userOperations] =
+        await Promise.all([
+          listTokenTransfers(db, { transactions: [key], types: [], cursor: {}, limit: transfersRead }),
+          listInternalValueTransfers(db, key),
+          listTransactionLogs(db, { transactions: [key] }),
+          loadTransactionActions(db, context.protocols, [key]),
+          findAddresses(db, transaction.to_address === null ? [] : [transaction.to_address]),
+          findContractAbis(db, transaction.to_address === null ? [] : [transaction.to_address]),
+          findUserOperations(db, hash),
+        ]);
+      const toIsContract =
+        transaction.to_address !== null && (known.get(transaction.to_address)?.is_contract ?? false);
+      const abi =
+        transaction.to_address === null ? null : (abis.get(transaction.to_address as Address)?.abi ?? null);
+      const decodedInput = toIsContract ? decodeInput({ input: transaction.input, abi }) : null;
+      const transactionActions = actions.get(`${key.block_number}/${key.index}`) ?? [];
+      const tokenRows = await findTokens(db, [
+        ...transfers.map((transfer) => transfer.token_address),
+        ...[transaction.to_address, transaction.created_contract].filter((address) => address !== null),
+        ...transactionActions.flatMap(({ data }) =>
+          Object.entries(data)
+            .filter(([name]) => name.includes("address"))
+            .map(([, value]) => String(value).toLowerCase()),
+        ),
+      ]);
+      const summaries = summarizeTransaction({
+        transaction,
+        toIsContract,
+        method: transactionMethod({ input: transaction.input, decodedInput, toIsContract }),
+        // Transfers come newest first; a summary tells them in the order they happened.
+        tokenTransfers: transfers.reverse(),
+        internalValueTransfers,
+        logs,
+        actions: transactionActions,
+        userOperations,
+        tokens: tokenRows,
+        nativeSymbol: "ETH",
+      });
+      const variables = summaries.flatMap((summary) => Object.values(summary.summary_template_variables));
+      const addresses = await findAddresses(
+        db,
+        variables.filter((variable) => variable.type === "address").map((variable) => variable.value),
+      );
+      const render = (variable: SummaryVariable) =>
+        variable.type === "address"
+          ? { type: "address", value: renderAddress(variable.value, addresses) }
+          : variable.type === "token"
+            ? { type: "token", value: renderToken(tokenRows.get(variable.value)) }
+            : variable;
+      return {
+        success: true,
+        data: {
+          summaries: summaries.map((summary) => ({
+            summary_template: summary.summary_template,
+            summary_template_variables: Object.fromEntries(
+              Object.entries(summary.summary_template_variables).map(([name, variable]) => [
+                name,
+                render(variable),
+              ]),
+            ),
+          })),
+        },
+      };
+    },
+  );
+}

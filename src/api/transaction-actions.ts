@@ -1,0 +1,89 @@
+import { type AbiEvent, getAbiItem, toEventSelector } from "viem";
+import type { Config } from "../config.ts";
+import type { Queryable } from "../db/client.ts";
+import { findTokens } from "../db/queries/token-balances.ts";
+import { listTransactionLogs, type TransactionLogRow } from "../db/queries/transaction-logs.ts";
+import { findUniswapV3Pools } from "../db/queries/uniswap-v3-pools.ts";
+import { aaveV3Actions, aaveV3PoolTopics } from "../decode/actions/aave-v3.ts";
+import type { TransactionAction } from "../decode/actions/transaction-action.ts";
+import {
+  erc721TransferTopic,
+  topicAddress,
+  uniswapV3Actions,
+  uniswapV3PoolTopics,
+} from "../decode/actions/uniswap-v3.ts";
+import { uniswapV3FactoryAbi } from "../decode/builtin-abis.ts";
+
+/** The protocol contracts whose events become actions, lowercase hex; null turns a protocol off. */
+export type ActionProtocols = {
+  uniswapV3Factory: string | null;
+  uniswapV3PositionManager: string | null;
+  aaveV3Pool: string | null;
+};
+
+/** The protocols of a configuration, as lowercase hex. */
+export function actionProtocols(
+  config: Pick<Config, "uniswapV3Factory" | "uniswapV3PositionManager" | "aaveV3Pool">,
+): ActionProtocols {
+  return {
+    uniswapV3Factory: config.uniswapV3Factory?.toLowerCase() ?? null,
+    uniswapV3PositionManager: config.uniswapV3PositionManager?.toLowerCase() ?? null,
+    aaveV3Pool: config.aaveV3Pool?.toLowerCase() ?? null,
+  };
+}
+
+const poolCreatedTopic = toEventSelector(
+  getAbiItem({ abi: uniswapV3FactoryAbi, name: "PoolCreated" }) as AbiEvent,
+);
+
+/**
+ * The actions of each transaction of a page, keyed `block_number/index`: one query for the protocol
+ * events among their logs, one for the pools among the emitters, one for the tokens involved.
+ */
+export async function loadTransactionActions(
+  db: Queryable,
+  protocols: ActionProtocols,
+  transactions: { block_number: number; index: number }[],
+): Promise<Map<string, TransactionAction[]>> {
+  const {
+    uniswapV3Factory: factory,
+    uniswapV3PositionManager: positionManager,
+    aaveV3Pool: pool,
+  } = protocols;
+  const topic0s = [
+    ...(factory ? uniswapV3PoolTopics : []),
+    ...(positionManager ? [erc721TransferTopic] : []),
+    ...(pool ? aaveV3PoolTopics : []),
+  ];
+  if (topic0s.length === 0 || transactions.length === 0) return new Map();
+  const logs = await listTransactionLogs(db, { transactions, topic0s });
+  if (logs.length === 0) return new Map();
+  const poolLogs = logs.filter((log) => uniswapV3PoolTopics.includes(log.topics[0] as never));
+  const pools = factory
+    ? await findUniswapV3Pools(db, { factory, poolCreatedTopic, pools: poolLogs.map((log) => log.address) })
+    : new Map();
+  const tokenAddresses = [
+    ...[...pools.values()].flatMap(({ token0, token1 }) => [token0, token1]),
+    ...logs.filter((log) => log.address === pool).flatMap((log) => log.topics.slice(1).map(topicAddress)),
+  ];
+  const tokens = await findTokens(db, tokenAddresses);
+  const byTransaction = new Map<string, TransactionLogRow[]>();
+  for (const log of logs) {
+    const key = `${log.block_number}/${log.transaction_index}`;
+    byTransaction.set(key, [...(byTransaction.get(key) ?? []), log]);
+  }
+  const actions = new Map<string, TransactionAction[]>();
+  for (const [key, transactionLogs] of byTransaction) {
+    const found = [
+      ...uniswapV3Actions({ logs: transactionLogs, positionManager, pools, tokens }),
+      ...(pool ? aaveV3Actions({ logs: transactionLogs, pool, tokens }) : []),
+    ].sort((a, b) => a.log_index - b.log_index);
+    if (found.length > 0) actions.set(key, found);
+  }
+  return actions;
+}
+
+/** An action as the API shows it. */
+export function renderAction({ protocol, type, data }: TransactionAction) {
+  return { protocol, type, data };
+}

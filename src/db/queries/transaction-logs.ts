@@ -1,0 +1,52 @@
+import type { Queryable } from "../client.ts";
+import { byteaText } from "../table-rows.ts";
+import { hexColumn } from "./keyset.ts";
+
+/** A log as the decoders need it, keyed by its transaction's position. */
+export type TransactionLogRow = {
+  block_number: number;
+  transaction_index: number;
+  log_index: number;
+  address: string;
+  topics: string[];
+  data: string;
+};
+
+export type ListTransactionLogsParameters = {
+  /** The transactions, by block number and index. */
+  transactions: { block_number: number; index: number }[];
+  /** Only logs whose first topic is one of these; all logs when absent. */
+  topic0s?: string[];
+};
+
+/** The logs of some transactions, in block and log order, with their topics as one array. */
+export async function listTransactionLogs(
+  db: Queryable,
+  { transactions, topic0s }: ListTransactionLogsParameters,
+): Promise<TransactionLogRow[]> {
+  if (transactions.length === 0) return [];
+  const params: unknown[] = [
+    transactions.map((key) => key.block_number),
+    transactions.map((key) => key.index),
+  ];
+  let topicCondition = "";
+  if (topic0s !== undefined) {
+    params.push(topic0s.map(byteaText));
+    topicCondition = "AND l.topic0 = ANY($3::text[]::bytea[])";
+  }
+  const rows = await db.query<
+    Omit<TransactionLogRow, "topics"> & Record<`topic${0 | 1 | 2 | 3}`, string | null>
+  >(
+    `SELECT l.block_number, l.transaction_index, l.log_index, ${hexColumn("l.address", "address")},
+       ${hexColumn("l.topic0", "topic0")}, ${hexColumn("l.topic1", "topic1")}, ${hexColumn("l.topic2", "topic2")},
+       ${hexColumn("l.topic3", "topic3")}, ${hexColumn("l.data", "data")}
+     FROM logs l
+     WHERE (l.block_number, l.transaction_index) IN (SELECT * FROM unnest($1::int8[], $2::int4[])) ${topicCondition}
+     ORDER BY l.block_number, l.log_index`,
+    params,
+  );
+  return rows.map(({ topic0, topic1, topic2, topic3, ...log }) => ({
+    ...log,
+    topics: [topic0, topic1, topic2, topic3].filter((topic): topic is string => topic !== null),
+  }));
+}
