@@ -6,23 +6,42 @@ import Fastify, {
   type FastifyInstance,
   LogController,
 } from "fastify";
+import { loadConfig } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { type ChainHead, readChainHead } from "../db/queries/chain-head.ts";
 import type { Logger } from "../logger.ts";
+import { type AskInterpreter, createInterpreterClient } from "./ask-interpreter.ts";
 import { ApiError, invalidParameters } from "./errors.ts";
+import { registerOpenApi } from "./openapi.ts";
+import { accountAbstractionStatusRoute } from "./routes/account-abstraction-status.ts";
 import { addressInternalTransactionsRoute } from "./routes/address-internal-transactions.ts";
 import { addressLogsRoute } from "./routes/address-logs.ts";
 import { addressNftCollectionsRoute } from "./routes/address-nft-collections.ts";
 import { addressTokensRoute } from "./routes/address-tokens.ts";
 import { addressTransactionsRoute } from "./routes/address-transactions.ts";
+import { docsRoutes } from "./routes/docs.ts";
 import { tokenHoldersRoutes } from "./routes/token-holders.ts";
 import { tokenTransfersRoutes } from "./routes/token-transfers.ts";
+import { transactionSummaryRoute } from "./routes/transaction-summary.ts";
 import { withdrawalsRoutes } from "./routes/withdrawals.ts";
+import { type ActionProtocols, actionProtocols } from "./transaction-actions.ts";
 
-/** What every route needs: the database and the (briefly cached) indexed head. */
-export type ApiContext = { db: Database; chainHead: () => Promise<ChainHead> };
+/** What every route needs: the database, the (briefly cached) indexed head and the configured protocols. */
+export type ApiContext = {
+  db: Database;
+  chainHead: () => Promise<ChainHead>;
+  protocols: ActionProtocols;
+  askInterpreter?: AskInterpreter;
+};
 
-export type CreateApiServerParameters = { db: Database; logger?: Logger | false };
+export type CreateApiServerParameters = {
+  db: Database;
+  logger?: Logger | false;
+  /** Protocol contracts whose events become actions; Ethereum mainnet's when absent. */
+  protocols?: ActionProtocols;
+  /** A Blockscout-compatible interpretation service asked first for transaction summaries. */
+  interpreterUrl?: string;
+};
 
 /**
  * Creates the HTTP server of the Blockscout-compatible API: every route, Blockscout's error bodies,
@@ -31,6 +50,8 @@ export type CreateApiServerParameters = { db: Database; logger?: Logger | false 
 export async function createApiServer({
   db,
   logger = false,
+  protocols = actionProtocols(loadConfig({ env: {} })),
+  interpreterUrl,
 }: CreateApiServerParameters): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (logger || undefined) as FastifyBaseLogger | undefined,
@@ -43,6 +64,9 @@ export async function createApiServer({
     },
   });
   await app.register(cors, { origin: "*" });
+  // Before the routes: the OpenAPI document is collected from each route as it is registered.
+  await registerOpenApi(app);
+  await docsRoutes(app);
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
@@ -63,7 +87,12 @@ export async function createApiServer({
     return reply.status(404).send({ message: "Not found" });
   });
 
-  const context: ApiContext = { db, chainHead: cachedChainHead(db) };
+  const context: ApiContext = {
+    db,
+    chainHead: cachedChainHead(db),
+    protocols,
+    askInterpreter: interpreterUrl ? createInterpreterClient({ url: interpreterUrl }) : undefined,
+  };
   addressTransactionsRoute(app, context);
   addressLogsRoute(app, context);
   withdrawalsRoutes(app, context);
@@ -72,6 +101,8 @@ export async function createApiServer({
   addressTokensRoute(app, context);
   tokenHoldersRoutes(app, context);
   addressNftCollectionsRoute(app, context);
+  transactionSummaryRoute(app, context);
+  accountAbstractionStatusRoute(app, context);
   return app;
 }
 

@@ -10,6 +10,7 @@ import {
   indexCursor,
   lowerHex,
 } from "../params.ts";
+import { endpointDocs } from "../schemas/endpoints.ts";
 import type { ApiContext } from "../server.ts";
 import { internalTransactionAddresses, renderInternalTransaction } from "../views/internal-transaction.ts";
 
@@ -31,7 +32,7 @@ const querystring = {
 export function addressInternalTransactionsRoute(app: FastifyInstance, { db }: ApiContext) {
   app.get<{ Params: { address_hash_param: string }; Querystring: Query }>(
     "/api/v2/addresses/:address_hash_param/internal-transactions",
-    { schema: { params: addressHashParams, querystring } },
+    { schema: { ...endpointDocs.addressInternalTransactions, params: addressHashParams, querystring } },
     async (request) => {
       const { query } = request;
       const rows = await listAddressInternalTransactions(db, {

@@ -3,6 +3,7 @@ import { findAddresses } from "../../db/queries/addresses.ts";
 import { findTokens, listNftCollections, type NftCollectionRow } from "../../db/queries/token-balances.ts";
 import { pageSize, toPage } from "../paging.ts";
 import { addressCursor, addressHashParams, commonListQuery, lowerHex, tokenTypeList } from "../params.ts";
+import { endpointDocs } from "../schemas/endpoints.ts";
 import type { ApiContext } from "../server.ts";
 import { renderToken, renderTokenInstance } from "../views/token.ts";
 import { invalidTokenType } from "./address-tokens.ts";
@@ -32,7 +33,7 @@ const querystring = {
 export function addressNftCollectionsRoute(app: FastifyInstance, { db }: ApiContext) {
   app.get<{ Params: { address_hash_param: string }; Querystring: Query }>(
     "/api/v2/addresses/:address_hash_param/nft/collections",
-    { schema: { params: addressHashParams, querystring } },
+    { schema: { ...endpointDocs.addressNftCollections, params: addressHashParams, querystring } },
     async (request) => {
       const address = lowerHex(request.params.address_hash_param);
       const query = request.query;

@@ -12,6 +12,7 @@ import {
   tokenTypeListPattern,
   uint256Cursor,
 } from "../params.ts";
+import { endpointDocs } from "../schemas/endpoints.ts";
 import type { ApiContext } from "../server.ts";
 import { ExactNumber, pageJson, renderToken, renderTokenInstance } from "../views/token.ts";
 
@@ -58,7 +59,7 @@ const querystring = {
 export function addressTokensRoute(app: FastifyInstance, { db }: ApiContext) {
   app.get<{ Params: { address_hash_param: string }; Querystring: Query }>(
     "/api/v2/addresses/:address_hash_param/tokens",
-    { schema: { params: addressHashParams, querystring } },
+    { schema: { ...endpointDocs.addressTokens, params: addressHashParams, querystring } },
     async (request, reply) => {
       const address = lowerHex(request.params.address_hash_param);
       const query = request.query;

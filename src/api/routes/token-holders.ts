@@ -16,6 +16,7 @@ import {
   tokenInstanceParams,
   uint256Cursor,
 } from "../params.ts";
+import { endpointDocs } from "../schemas/endpoints.ts";
 import type { ApiContext } from "../server.ts";
 import { renderAddress } from "../views/address.ts";
 import { ExactNumber, pageJson } from "../views/token.ts";
@@ -81,7 +82,7 @@ async function holdersPage(
 export function tokenHoldersRoutes(app: FastifyInstance, context: ApiContext) {
   app.get<{ Params: { address_hash_param: string }; Querystring: Query }>(
     "/api/v2/tokens/:address_hash_param/holders",
-    { schema: { params: addressHashParams, querystring } },
+    { schema: { ...endpointDocs.tokenHolders, params: addressHashParams, querystring } },
     async (request, reply) => {
       const token = lowerHex(request.params.address_hash_param);
       const type = await findTokenType(context.db, token);
@@ -92,7 +93,7 @@ export function tokenHoldersRoutes(app: FastifyInstance, context: ApiContext) {
   );
   app.get<{ Params: { address_hash_param: string; token_id_param: string }; Querystring: Query }>(
     "/api/v2/tokens/:address_hash_param/instances/:token_id_param/holders",
-    { schema: { params: tokenInstanceParams, querystring } },
+    { schema: { ...endpointDocs.tokenInstanceHolders, params: tokenInstanceParams, querystring } },
     async (request, reply) => {
       const token = lowerHex(request.params.address_hash_param);
       const type = await findTokenType(context.db, token);

@@ -14,6 +14,7 @@ import {
   lowerHex,
   tokenTypeList,
 } from "../params.ts";
+import { endpointDocs } from "../schemas/endpoints.ts";
 import type { ApiContext } from "../server.ts";
 import { renderTokenTransfer, tokenTransferAddresses } from "../views/token-transfer.ts";
 import { invalidTokenType, tokenTypes } from "./address-tokens.ts";
@@ -79,6 +80,7 @@ export function tokenTransfersRoutes(app: FastifyInstance, context: ApiContext) 
     "/api/v2/token-transfers",
     {
       schema: {
+        ...endpointDocs.tokenTransfers,
         querystring: {
           type: "object",
           additionalProperties: false,
@@ -101,6 +103,7 @@ export function tokenTransfersRoutes(app: FastifyInstance, context: ApiContext) 
     "/api/v2/addresses/:address_hash_param/token-transfers",
     {
       schema: {
+        ...endpointDocs.addressTokenTransfers,
         params: addressHashParams,
         querystring: {
           type: "object",

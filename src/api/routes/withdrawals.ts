@@ -12,6 +12,7 @@ import {
   cursorInteger,
   lowerHex,
 } from "../params.ts";
+import { endpointDocs } from "../schemas/endpoints.ts";
 import type { ApiContext } from "../server.ts";
 import { renderWithdrawal } from "../views/withdrawal.ts";
 
@@ -44,7 +45,7 @@ async function withdrawalsPage({ db }: ApiContext, where: ListWithdrawalsParamet
 export function withdrawalsRoutes(app: FastifyInstance, context: ApiContext) {
   app.get<{ Params: { block_hash_or_number_param: string }; Querystring: Query }>(
     "/api/v2/blocks/:block_hash_or_number_param/withdrawals",
-    { schema: { params: blockHashOrNumberParams, querystring } },
+    { schema: { ...endpointDocs.blockWithdrawals, params: blockHashOrNumberParams, querystring } },
     async (request) => {
       const param = request.params.block_hash_or_number_param;
       const blockNumber = await findBlockNumber(
@@ -57,7 +58,7 @@ export function withdrawalsRoutes(app: FastifyInstance, context: ApiContext) {
   );
   app.get<{ Params: { address_hash_param: string }; Querystring: Query }>(
     "/api/v2/addresses/:address_hash_param/withdrawals",
-    { schema: { params: addressHashParams, querystring } },
+    { schema: { ...endpointDocs.addressWithdrawals, params: addressHashParams, querystring } },
     async (request) =>
       withdrawalsPage(context, { address: lowerHex(request.params.address_hash_param) }, request.query),
   );
