@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { databaseKinds } from "../support/databases.ts";
+import type { IndexedChain } from "../support/indexed-chain.ts";
+import { fetchJson, hex, indexDemoChain, sql } from "./demo-chain.ts";
+
+const unknownAddress = "0x000000000000000000000000000000000000dEaD";
+const addressDetail = "Invalid format. Expected ~r/^0x([A-Fa-f0-9]{40})$/";
+const invalid = (pointer: string, detail: string) => ({
+  title: "Invalid value",
+  source: { pointer },
+  detail,
+});
+
+describe.each(databaseKinds)("the error catalogue on %s", (kind) => {
+  let chain: IndexedChain;
+  let erc20: string;
+  let nft: string;
+  let head: number;
+  /** Every list endpoint's path with valid parameters, by the name of its address parameter's role. */
+  let lists: string[];
+
+  beforeAll(async () => {
+    chain = await indexDemoChain(kind);
+    const tokens = await sql<{ address: string; type: string }>(
+      chain.test.db,
+      `SELECT ${hex("address")} AS address, type FROM tokens ORDER BY address`,
+    );
+    erc20 = tokens.find((token) => token.type === "ERC-20")?.address as string;
+    nft = tokens.find((token) => token.type === "ERC-1155")?.address as string;
+    [{ head }] = await sql<{ head: number }>(chain.test.db, "SELECT max(number)::int AS head FROM blocks");
+    lists = [
+      `/api/v2/addresses/${unknownAddress}/tokens`,
+      `/api/v2/addresses/${unknownAddress}/transactions`,
+      `/api/v2/addresses/${unknownAddress}/logs`,
+      "/api/v2/blocks/1/withdrawals",
+      `/api/v2/addresses/${unknownAddress}/withdrawals`,
+      `/api/v2/tokens/${erc20}/holders`,
+      "/api/v2/token-transfers",
+      `/api/v2/tokens/${nft}/instances/1/holders`,
+      `/api/v2/addresses/${unknownAddress}/nft/collections`,
+      `/api/v2/addresses/${unknownAddress}/internal-transactions`,
+      `/api/v2/addresses/${unknownAddress}/token-transfers`,
+    ];
+  });
+  afterAll(() => chain?.close());
+
+  const get = (url: string) => fetchJson(chain.app, url);
+
+  it("answers a malformed address path parameter with 422 and its pointer, on every address route", async () => {
+    for (const path of lists.filter((list) => list.includes(unknownAddress) || list.includes("/tokens/0x"))) {
+      const bad = path.replace(/0x[0-9a-fA-F]{40}/, "0x123");
+      const response = await get(bad);
+      expect(response.status, bad).toBe(422);
+      expect(response.body, bad).toEqual({ errors: [invalid("/address_hash_param", addressDetail)] });
+    }
+  });
+
+  it("answers a malformed block, token id or transaction parameter with 422 and its pointer", async () => {
+    const block = await get("/api/v2/blocks/latest/withdrawals");
+    expect(block.status).toBe(422);
+    expect(
+      (block.body as { errors: { source: unknown; title: string }[] }).errors.map((e) => e.source),
+    ).toEqual(expect.arrayContaining([{ pointer: "/block_hash_or_number_param" }]));
+    const id = await get(`/api/v2/tokens/${nft}/instances/01/holders`);
+    expect(id.status).toBe(422);
+    expect(id.body).toEqual({
+      errors: [invalid("/token_id_param", "Invalid format. Expected ~r/^-?([1-9][0-9]*|0)$/")],
+    });
+    const both = await get("/api/v2/tokens/0xZZ/instances/x/holders");
+    expect(both.body).toEqual({
+      errors: [
+        invalid("/address_hash_param", addressDetail),
+        invalid("/token_id_param", "Invalid format. Expected ~r/^-?([1-9][0-9]*|0)$/"),
+      ],
+    });
+  });
+
+  it("answers a bad enum, hash, address or integer query parameter with 422 and its pointer", async () => {
+    const cases: [string, unknown][] = [
+      [`${lists[1]}?filter=sideways`, invalid("/filter", "Invalid value for enum")],
+      [`${lists[1]}?sort=gas`, invalid("/sort", "Invalid value for enum")],
+      [`${lists[1]}?order=up`, invalid("/order", "Invalid value for enum")],
+      [`${lists[9]}?filter=sideways`, invalid("/filter", "Invalid value for enum")],
+      [`${lists[10]}?filter=sideways`, invalid("/filter", "Invalid value for enum")],
+      [`${lists[2]}?topic=0x12`, invalid("/topic", "Invalid format. Expected ~r/^0x([A-Fa-f0-9]{64})$/")],
+      [`${lists[10]}?token=0x12`, invalid("/token", addressDetail)],
+      [`${lists[1]}?block_number=abc`, invalid("/block_number", "Invalid integer. Got: string")],
+      [`${lists[2]}?index=1.5`, invalid("/index", "Invalid integer. Got: string")],
+      [`${lists[3]}?index=-1`, invalid("/index", "Invalid integer. Got: string")],
+    ];
+    for (const [url, entry] of cases) {
+      const response = await get(url);
+      expect(response.status, url).toBe(422);
+      expect(response.body, url).toEqual({ errors: [entry] });
+    }
+  });
+
+  it("answers one 422 entry per bad parameter", async () => {
+    const response = await get(`${lists[1]}?filter=x&sort=y`);
+    expect(response.body).toEqual({
+      errors: [invalid("/filter", "Invalid value for enum"), invalid("/sort", "Invalid value for enum")],
+    });
+  });
+
+  it("answers an unknown query parameter with 422 on every list, and accepts what clients send", async () => {
+    for (const path of lists) {
+      const unknown = await get(`${path}?colour=blue`);
+      expect(unknown.status, path).toBe(422);
+      expect(unknown.body, path).toEqual({ errors: [invalid("/colour", "Unexpected field: colour")] });
+      const known = await get(`${path}?items_count=50&apikey=k&key=k`);
+      expect(known.status, path).toBe(200);
+    }
+  });
+
+  it("lists nothing for a valid but unknown address", async () => {
+    for (const path of lists.filter((list) => list.includes(unknownAddress))) {
+      const response = await get(path);
+      expect(response.status, path).toBe(200);
+      expect(response.body, path).toEqual({ items: [], next_page_params: null });
+    }
+  });
+
+  it("answers 404 Not found for unknown tokens, an ERC-20 instance and unknown blocks", async () => {
+    for (const url of [
+      `/api/v2/tokens/${unknownAddress}/holders`,
+      `/api/v2/tokens/${unknownAddress}/instances/1/holders`,
+      `/api/v2/tokens/${erc20}/instances/1/holders`,
+      `/api/v2/blocks/${head + 1}/withdrawals`,
+      `/api/v2/blocks/0x${"ab".repeat(32)}/withdrawals`,
+    ]) {
+      const response = await get(url);
+      expect(response.status, url).toBe(404);
+      expect(response.body, url).toEqual({ message: "Not found" });
+    }
+  });
+
+  it("answers 400 Unknown API v2 action for any other path under /api/v2", async () => {
+    for (const url of [
+      "/api/v2/nothing",
+      "/api/v2/addresses/0x12/whatever",
+      "/api/v2/token-transfers/extra",
+    ]) {
+      const response = await get(url);
+      expect(response.status, url).toBe(400);
+      expect(response.body, url).toEqual({ message: "Unknown API v2 action" });
+    }
+  });
+
+  it("sends JSON, CORS and a request id with every answer, and answers a preflight", async () => {
+    for (const url of [
+      ...lists,
+      `${lists[1]}?filter=x`,
+      "/api/v2/nothing",
+      `/api/v2/tokens/${unknownAddress}/holders`,
+    ]) {
+      const response = await get(url);
+      expect(response.headers["content-type"], url).toBe("application/json; charset=utf-8");
+      expect(response.headers["access-control-allow-origin"], url).toBe("*");
+      expect(response.headers["x-request-id"], url).toMatch(/\S+/);
+      expect(response.text, url).not.toMatch(/SELECT|stack|at .*\.ts/);
+    }
+    const preflight = await chain.app.inject({
+      method: "OPTIONS",
+      url: lists[1],
+      headers: { origin: "https://example.org", "access-control-request-method": "GET" },
+    });
+    expect(preflight.statusCode).toBeLessThan(300);
+    expect(preflight.headers["access-control-allow-origin"]).toBe("*");
+    expect(String(preflight.headers["access-control-allow-methods"])).toContain("GET");
+  });
+});
