@@ -43,8 +43,9 @@ const factoryCode: Hex = "0x600a600c600039600a6000f3365f5f37365f5ff05000";
 
 /** Creation code storing `implementation` in EIP-1822's PROXIABLE slot, leaving one byte of code. */
 function proxiableCode(implementation: Address): Hex {
-  // PUSH20 implementation, PUSH32 slot, SSTORE; then CODECOPY and RETURN the byte after (INVALID).
-  return `0x73${implementation.slice(2)}7f${eip1822ProxiableSlot.slice(2)}556001604360003960016000f3fe`;
+  // PUSH20 implementation, PUSH32 slot, SSTORE; then CODECOPY and RETURN the 37 bytes after: a runtime
+  // that reads the slot and delegates (PUSH32 slot, SLOAD, GAS, DELEGATECALL, STOP), as a proxy's does.
+  return `0x73${implementation.slice(2)}7f${eip1822ProxiableSlot.slice(2)}556025604360003960256000f37f${eip1822ProxiableSlot.slice(2)}545af400`;
 }
 
 async function waitFor(condition: () => Promise<boolean>, what: string) {

@@ -49,7 +49,8 @@ const minimalProxy = /^0x363d3d373d3d3d363d73([0-9a-f]{40})5af43d82803e903d91602
 const delegationDesignator = /^0xef0100([0-9a-f]{40})$/;
 const zeroAddress = `0x${"0".repeat(40)}`;
 
-type Candidate = { address: Address; blockNumber: bigint; refresh: boolean };
+/** `code`: the runtime code a successful create frame returned, so it need not be read from the node. */
+type Candidate = { address: Address; blockNumber: bigint; refresh: boolean; code?: Hex };
 
 /**
  * Finds the range's proxies and what they delegate to: contracts created in it (receipts and successful
@@ -80,17 +81,20 @@ async function candidatesOf({
   internalTransactions,
 }: DetectProxiesParameters): Promise<Candidate[]> {
   const found = new Map<string, Candidate>();
-  const add = (address: string, blockNumber: bigint, refresh: boolean) => {
+  const add = (address: string, blockNumber: bigint, refresh: boolean, code?: Hex) => {
     const lower = address.toLowerCase() as Address;
     const key = `${lower}/${blockNumber}`;
     const known = found.get(key);
-    if (known) known.refresh ||= refresh;
-    else found.set(key, { address: lower, blockNumber, refresh });
+    if (known) {
+      known.refresh ||= refresh;
+      known.code ??= code;
+    } else found.set(key, { address: lower, blockNumber, refresh, code });
   };
   for (let b = 0; b < blocks.length; b++) {
     const number = BigInt(blocks[b].number as Hex);
     for (const frame of internalTransactions?.[b].flat() ?? []) {
-      if (frame.createdContract && frame.error === null) add(frame.createdContract, number, false);
+      if (frame.createdContract && frame.error === null)
+        add(frame.createdContract, number, false, frame.output ?? undefined);
     }
     for (const receipt of receipts[b]) {
       if (receipt.contractAddress && receipt.status !== "0x0") add(receipt.contractAddress, number, false);
@@ -138,26 +142,31 @@ async function authorityOf(authorization: {
 
 async function readProxies(client: RpcClient, candidates: Candidate[]): Promise<ProxyDetection[]> {
   const slots = [eip1967ImplementationSlot, eip1967BeaconSlot, eip1822ProxiableSlot];
-  const [codes, words] = await Promise.all([
-    perBlock(candidates, (blockNumber, group) =>
-      eth_getCode(client, { addresses: group.map(({ address }) => address), blockNumber }),
+  const unknownCode = candidates.filter((candidate) => candidate.code === undefined);
+  const read = await perBlock(unknownCode, (blockNumber, group) =>
+    eth_getCode(client, { addresses: group.map(({ address }) => address), blockNumber }),
+  );
+  const readCode = new Map(unknownCode.map((candidate, i) => [candidate, read[i]]));
+  const codes = candidates.map((candidate) => candidate.code ?? readCode.get(candidate));
+  // Storage slots only make a proxy of code that can delegate: most new contracts cannot, and reading
+  // three slots of each at a past block is most of this stage's cost.
+  const delegating = candidates.filter((_, i) => canDelegateCall(codes[i]));
+  const words = await eth_getStorageAt(client, {
+    reads: delegating.flatMap(({ address, blockNumber }) =>
+      slots.map((slot) => ({ address, slot, blockNumber })),
     ),
-    eth_getStorageAt(client, {
-      reads: candidates.flatMap(({ address, blockNumber }) =>
-        slots.map((slot) => ({ address, slot, blockNumber })),
-      ),
-    }),
-  ]);
+  });
+  const slotWords = new Map(delegating.map((candidate, i) => [candidate, words.slice(i * 3, i * 3 + 3)]));
   const detections = candidates.map((candidate, i): ProxyDetection & { ask: Address | null } => {
     const row = { address: candidate.address, blockNumber: candidate.blockNumber, beacon: null, ask: null };
-    const code = codes[i].toLowerCase();
+    const code = (codes[i] ?? "0x").toLowerCase();
     const delegate = delegationDesignator.exec(code)?.[1] ?? minimalProxy.exec(code)?.[1];
     if (delegate) {
       const proxyType = code.startsWith("0xef0100") ? "eip7702" : "eip1167";
       return { ...row, proxyType, implementation: `0x${delegate}` };
     }
     if (code === "0x") return { ...row, proxyType: null, implementation: null };
-    const [implementation, beacon, proxiable] = words.slice(i * 3, i * 3 + 3).map(addressIn);
+    const [implementation, beacon, proxiable] = (slotWords.get(candidate) ?? []).map(addressIn);
     if (implementation) return { ...row, proxyType: "eip1967", implementation };
     if (beacon) return { ...row, proxyType: "eip1967_beacon", implementation: null, beacon, ask: beacon };
     if (proxiable) return { ...row, proxyType: "eip1822", implementation: proxiable };
@@ -220,4 +229,16 @@ function addressIn(word: Hex | RpcResponseError | undefined): Address | null {
   if (hex.length !== 64 || !/^0{24}[0-9a-f]{40}$/i.test(hex)) return null;
   const address = `0x${hex.slice(24).toLowerCase()}`;
   return address === zeroAddress ? null : (getAddress(address).toLowerCase() as Address);
+}
+
+/** Whether the code holds a DELEGATECALL instruction (push data skipped), which every storage-slot proxy needs. */
+function canDelegateCall(code: Hex | undefined): boolean {
+  if (typeof code !== "string") return false;
+  for (let i = 2; i < code.length; i += 2) {
+    const opcode = Number.parseInt(code.slice(i, i + 2), 16);
+    if (opcode === 0xf4) return true;
+    // PUSH1..PUSH32 carry 1..32 bytes of data that are not instructions.
+    if (opcode >= 0x60 && opcode <= 0x7f) i += 2 * (opcode - 0x5f);
+  }
+  return false;
 }
