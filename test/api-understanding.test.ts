@@ -1,3 +1,6 @@
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import {
   type Address,
@@ -12,6 +15,9 @@ import {
   type PublicClient,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createApiServer } from "../src/api/server.ts";
+import { writeContractAbi } from "../src/db/import-abis.ts";
+import { compileDemoContracts } from "../src/demo/compile.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
@@ -319,5 +325,81 @@ describe.each(databaseKinds)("understanding transactions on %s", (kind) => {
     const malformed = await app.inject("/api/v2/transactions/0x1234/summary");
     expect(malformed.statusCode).toBe(422);
     expect(malformed.json().errors[0].source.pointer).toBe("/transaction_hash_param");
+  });
+
+  it("decodes the Aave pool call with the amounts sent, from the built-in Aave v3 ABI", async () => {
+    const item = await listed(contracts.aavePool, examples.aaveSupply);
+    expect(item.method).toBe("supply");
+    expect(item.decoded_input?.method_call).toBe(
+      "supply(address asset, uint256 amount, address onBehalfOf, uint16 referralCode)",
+    );
+    const values = Object.fromEntries(
+      (item.decoded_input?.parameters ?? []).map(({ name, value }) => [name, value]),
+    );
+    expect(values.asset).toBe(getAddress(contracts.token));
+    expect(values.amount).toBe(String(amounts.aave.supply));
+  });
+
+  it("decodes with an imported ABI: names, methods and custom errors of the contract itself", async () => {
+    const { Playground } = await compileDemoContracts();
+    await writeContractAbi(indexed.test.db, {
+      address: contracts.playground.toLowerCase(),
+      name: "Playground",
+      abi: Playground.abi,
+      source: "abi",
+      file: "Playground.json",
+    });
+    const failed = await listed(contracts.playground, examples.failedWithCustomError);
+    const sent = await node.getTransaction({ hash: examples.failedWithCustomError });
+    const code = BigInt(`0x${sent.input.slice(10)}`);
+    expect(failed.method).toBe("failWithCustomError");
+    expect(failed.decoded_input?.method_call).toBe("failWithCustomError(uint256 code)");
+    expect(failed.decoded_input?.parameters).toEqual([
+      { name: "code", type: "uint256", value: String(code) },
+    ]);
+    expect(failed.revert_reason).toBe(`RequestedFailure(caller: ${getAddress(sent.from)}, code: ${code})`);
+    const body = (await app.inject(`/api/v2/addresses/${contracts.playground}/transactions`)).json();
+    expect(body.items[0].to).toMatchObject({
+      hash: getAddress(contracts.playground),
+      is_verified: true,
+      name: "Playground",
+    });
+  });
+
+  it("asks a configured interpretation service first and interprets itself when the service fails", async () => {
+    const told = {
+      success: true,
+      data: {
+        summaries: [
+          {
+            summary_template: "{action_type} elsewhere",
+            summary_template_variables: { action_type: { type: "string", value: "Told" } },
+          },
+        ],
+      },
+    };
+    const service = createServer((request, response) => {
+      const answers = request.url === `/api/v2/transactions/${examples.valueTransfer}/summary`;
+      response.writeHead(answers ? 200 : 500, { "content-type": "application/json" });
+      response.end(answers ? JSON.stringify(told) : "{}");
+    }).listen(0, "127.0.0.1");
+    await once(service, "listening");
+    const { port } = service.address() as AddressInfo;
+    const withService = await createApiServer({
+      db: indexed.test.db,
+      interpreterUrl: `http://127.0.0.1:${port}`,
+    });
+    try {
+      expect(
+        (await withService.inject(`/api/v2/transactions/${examples.valueTransfer}/summary`)).json(),
+      ).toEqual(told);
+      const own = (await withService.inject(`/api/v2/transactions/${examples.tokenTransfer}/summary`)).json();
+      expect(own.data.summaries[0].summary_template).toBe(
+        "{action_type} {amount} {token} from {from_address} to {to_address}",
+      );
+    } finally {
+      await withService.close();
+      service.close();
+    }
   });
 });

@@ -302,7 +302,8 @@ export function createIndexer({
 
   /**
    * Block headers (no transactions) for `numbers`. A block at or below the node's `head` must exist, so
-   * a null there is a passing fault and is retried; above the head it is simply gone.
+   * a null there is a passing fault and is retried; above the head it is gone, even when the node still
+   * answers for it (anvil after `anvil_rollback` serves the dropped blocks by number for a while).
    */
   async function nodeBlocks(numbers: bigint[], head: bigint) {
     const blocks = await eth_getBlockByNumber(client, { blocks: numbers, includeTransactions: false });
@@ -310,7 +311,7 @@ export function createIndexer({
       if (n <= head && !blocks[i]?.hash)
         throw new RpcInvalidAnswerError(`node has no block ${n} below its head ${head}`);
     });
-    return blocks;
+    return blocks.map((block, i) => (numbers[i] > head ? null : block));
   }
 
   async function run(signal: AbortSignal) {
