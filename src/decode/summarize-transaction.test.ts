@@ -13,7 +13,7 @@ const base: SummarizeTransactionParameters = {
   toIsContract: false,
   method: null,
   tokenTransfers: [],
-  internalValueTransfers: [],
+  innerEffects: [],
   logs: [],
   actions: [],
   userOperations: [],
@@ -217,6 +217,40 @@ describe("summarizeTransaction", () => {
       [
         "{action_type} user operation {user_operation} of {sender}",
         { action_type: "Failed", user_operation: "0x02", sender: bob },
+      ],
+    ]);
+  });
+
+  it("tells contracts created by inner calls, and value received back when nothing else happened", () => {
+    const factory = "0x4000000000000000000000000000000000000004";
+    const clone = "0x5000000000000000000000000000000000000005";
+    expect(
+      summarize({
+        transaction: { ...base.transaction, to_address: factory, input: "0x12345678" },
+        toIsContract: true,
+        method: "clone",
+        innerEffects: [{ from_address: factory, to_address: null, created_contract: clone, value: "0" }],
+      }),
+    ).toEqual([
+      ["{action_type} {contract_address}", { action_type: "Deploy contract", contract_address: clone }],
+    ]);
+    expect(
+      summarize({
+        transaction: { ...base.transaction, to_address: factory, input: "0x12345678" },
+        toIsContract: true,
+        innerEffects: [
+          {
+            from_address: factory,
+            to_address: alice,
+            created_contract: null,
+            value: parseEther("0.5").toString(),
+          },
+        ],
+      }),
+    ).toEqual([
+      [
+        "{action_type} {amount} {native} from {from_address}",
+        { action_type: "Receive", amount: "0.5", native: "ETH", from_address: factory },
       ],
     ]);
   });

@@ -46,8 +46,13 @@ export type SummarizeTransactionParameters = {
   /** The called function's name as decoded, else its selector; null without input. */
   method: string | null;
   tokenTransfers: SummaryTokenTransfer[];
-  /** Value moved by the transaction's inner calls, lowercase hex. */
-  internalValueTransfers: { from_address: string; to_address: string; value: string }[];
+  /** The transaction's inner calls that moved value or created a contract, lowercase hex. */
+  innerEffects: {
+    from_address: string;
+    to_address: string | null;
+    created_contract: string | null;
+    value: string;
+  }[];
   logs: { address: string; topics: string[]; data: string }[];
   actions: TransactionAction[];
   userOperations: { hash: string; sender: string; success: boolean; entry_point: string }[];
@@ -79,6 +84,14 @@ export function summarizeTransaction(parameters: SummarizeTransactionParameters)
     ...(created === null ? [] : [creation(parameters, created)]),
   ]);
   result.push(...userOperationSummaries(parameters));
+  // Contracts created by the transaction's inner calls (a factory's clone, a pool, a user's account).
+  result.push(
+    ...summaries(
+      parameters.innerEffects.flatMap((effect) =>
+        effect.created_contract === null ? [] : [creation(parameters, effect.created_contract)],
+      ),
+    ),
+  );
   const told = [
     ...actionSummaries(parameters),
     ...wrapSummaries(parameters),
@@ -443,18 +456,18 @@ function userOperationSummaries(parameters: SummarizeTransactionParameters): Tra
 }
 
 function receivedValueSummaries(parameters: SummarizeTransactionParameters): TransactionSummary[] {
-  const { transaction, internalValueTransfers, nativeSymbol } = parameters;
+  const { transaction, innerEffects, nativeSymbol } = parameters;
   return summaries(
-    internalValueTransfers
-      .filter((transfer) => transfer.to_address === transaction.from_address && BigInt(transfer.value) > 0n)
+    innerEffects
+      .filter((effect) => effect.to_address === transaction.from_address && BigInt(effect.value) > 0n)
       .map(
-        (transfer): Entry => [
+        (effect): Entry => [
           "{action_type} {amount} {native} from {from_address}",
           {
             action_type: text("Receive"),
-            amount: currency(formatEther(BigInt(transfer.value))),
+            amount: currency(formatEther(BigInt(effect.value))),
             native: text(nativeSymbol),
-            from_address: addressVariable(transfer.from_address),
+            from_address: addressVariable(effect.from_address),
           },
         ],
       ),

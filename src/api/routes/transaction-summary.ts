@@ -4,7 +4,7 @@ import { findAddresses } from "../../db/queries/addresses.ts";
 import { findContractAbis } from "../../db/queries/contract-abis.ts";
 import { findTokens } from "../../db/queries/token-balances.ts";
 import { listTokenTransfers } from "../../db/queries/token-transfers.ts";
-import { findTransaction, listInternalValueTransfers } from "../../db/queries/transaction.ts";
+import { findTransaction, listInnerEffects } from "../../db/queries/transaction.ts";
 import { listTransactionLogs } from "../../db/queries/transaction-logs.ts";
 import { findUserOperations } from "../../db/queries/user-operations.ts";
 import { decodeInput, transactionMethod } from "../../decode/decode-input.ts";
@@ -50,16 +50,15 @@ export function transactionSummaryRoute(app: FastifyInstance, context: ApiContex
       const remote = await context.askInterpreter?.(hash);
       if (remote) return remote;
       const key = { block_number: transaction.block_number, index: transaction.index };
-      const [transfers, internalValueTransfers, logs, actions, known, abis, userOperations] =
-        await Promise.all([
-          listTokenTransfers(db, { transactions: [key], types: [], cursor: {}, limit: transfersRead }),
-          listInternalValueTransfers(db, key),
-          listTransactionLogs(db, { transactions: [key] }),
-          loadTransactionActions(db, context.protocols, [key]),
-          findAddresses(db, transaction.to_address === null ? [] : [transaction.to_address]),
-          findContractAbis(db, transaction.to_address === null ? [] : [transaction.to_address]),
-          findUserOperations(db, hash),
-        ]);
+      const [transfers, innerEffects, logs, actions, known, abis, userOperations] = await Promise.all([
+        listTokenTransfers(db, { transactions: [key], types: [], cursor: {}, limit: transfersRead }),
+        listInnerEffects(db, key),
+        listTransactionLogs(db, { transactions: [key] }),
+        loadTransactionActions(db, context.protocols, [key]),
+        findAddresses(db, transaction.to_address === null ? [] : [transaction.to_address]),
+        findContractAbis(db, transaction.to_address === null ? [] : [transaction.to_address]),
+        findUserOperations(db, hash),
+      ]);
       const toIsContract =
         transaction.to_address !== null && (known.get(transaction.to_address)?.is_contract ?? false);
       const abi =
@@ -69,6 +68,9 @@ export function transactionSummaryRoute(app: FastifyInstance, context: ApiContex
       const tokenRows = await findTokens(db, [
         ...transfers.map((transfer) => transfer.token_address),
         ...[transaction.to_address, transaction.created_contract].filter((address) => address !== null),
+        ...innerEffects.flatMap((effect) =>
+          effect.created_contract === null ? [] : [effect.created_contract],
+        ),
         ...transactionActions.flatMap(({ data }) =>
           Object.entries(data)
             .filter(([name]) => name.includes("address"))
@@ -81,7 +83,7 @@ export function transactionSummaryRoute(app: FastifyInstance, context: ApiContex
         method: transactionMethod({ input: transaction.input, decodedInput, toIsContract }),
         // Transfers come newest first; a summary tells them in the order they happened.
         tokenTransfers: transfers.reverse(),
-        internalValueTransfers,
+        innerEffects,
         logs,
         actions: transactionActions,
         userOperations,

@@ -14,17 +14,28 @@ export async function findTransaction(db: Queryable, hash: string): Promise<Tran
   return row ?? null;
 }
 
-export type InternalValueTransferRow = { from_address: string; to_address: string; value: string };
+/** An inner call that moved value or created a contract, lowercase hex. */
+export type InnerEffectRow = {
+  from_address: string;
+  to_address: string | null;
+  created_contract: string | null;
+  value: string;
+};
 
-/** The inner calls of a transaction that moved value (the top-level call is the transaction itself). */
-export async function listInternalValueTransfers(
+/**
+ * The inner calls of a transaction that moved value or created a contract, and did not fail (the
+ * top-level call is the transaction itself).
+ */
+export async function listInnerEffects(
   db: Queryable,
   transaction: { block_number: number; index: number },
-): Promise<InternalValueTransferRow[]> {
-  return db.query<InternalValueTransferRow>(
-    `SELECT ${hexColumn("from_address", "from_address")}, ${hexColumn("COALESCE(to_address, created_contract)", "to_address")}, value
+): Promise<InnerEffectRow[]> {
+  return db.query<InnerEffectRow>(
+    `SELECT ${hexColumn("from_address", "from_address")}, ${hexColumn("to_address", "to_address")},
+       ${hexColumn("created_contract", "created_contract")}, value
      FROM internal_transactions
-     WHERE block_number = $1 AND transaction_index = $2 AND index > 0 AND value > 0 AND error IS NULL
+     WHERE block_number = $1 AND transaction_index = $2 AND index > 0 AND error IS NULL
+       AND (value > 0 OR created_contract IS NOT NULL)
      ORDER BY index`,
     [transaction.block_number, transaction.index],
   );
