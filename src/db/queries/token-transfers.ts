@@ -77,7 +77,9 @@ export async function listTokenTransfers(
   if (transactions !== undefined) {
     const blocks = bind(transactions.map((key) => key.block_number));
     const indexes = bind(transactions.map((key) => key.index));
+    // The block condition alone lets the planner reach the transfers through the primary key.
     where.push(
+      `t.block_number = ANY(${blocks}::int8[])`,
       `(t.block_number, t.transaction_index) IN (SELECT * FROM unnest(${blocks}::int8[], ${indexes}::int4[]))`,
     );
   }
