@@ -83,6 +83,7 @@ export async function serve({ config, db, logger }: ServeParameters): Promise<Fa
     logger,
     protocols: actionProtocols(config),
     interpreterUrl: config.interpreterUrl,
+    nativeSymbol: config.coin,
   });
   await app.listen({ host: config.host, port: config.port });
   return app;

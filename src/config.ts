@@ -50,6 +50,8 @@ export type Config = {
   uniswapV3PositionManager: Address | null;
   /** Aave v3 pool whose events become actions (`INDEXER_TX_ACTIONS_AAVE_V3_POOL_CONTRACT`). */
   aaveV3Pool: Address | null;
+  /** Symbol of the chain's native currency, as summaries name it (`COIN`, `--coin`). */
+  coin: string;
   /** Blockscout-compatible transaction interpretation service asked first for endpoint 7 (`SEXTANT_INTERPRETER_URL`). */
   interpreterUrl?: string;
   /** pino log level (`LOG_LEVEL`, `--log-level`). */
@@ -159,6 +161,15 @@ const fields: Record<keyof Config, Field> = {
     parse: address,
   },
   aaveV3Pool: { env: "INDEXER_TX_ACTIONS_AAVE_V3_POOL_CONTRACT", flag: "aave-v3-pool", parse: address },
+  coin: {
+    env: "COIN",
+    flag: "coin",
+    parse: (raw, name) => {
+      if (!/^[A-Za-z0-9.$-]{1,16}$/.test(raw))
+        throw new ConfigError(`${name} must be a currency symbol, got "${raw}"`);
+      return raw;
+    },
+  },
   interpreterUrl: {
     env: "SEXTANT_INTERPRETER_URL",
     flag: "interpreter-url",
@@ -194,6 +205,7 @@ const defaults: Config = {
   uniswapV3Factory: "0x1F98431c8aD98523631AE4a59f267346ea31F984",
   uniswapV3PositionManager: "0xC36442b4a4522E871399CD717aBDD847Ab11FE88",
   aaveV3Pool: "0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2",
+  coin: "ETH",
   logLevel: "info",
 };
 

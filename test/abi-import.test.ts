@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { erc20Abi, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderAddress } from "../src/api/views/address.ts";
-import { importAbis } from "../src/db/import-abis.ts";
+import { importAbis, writeContractAbi } from "../src/db/import-abis.ts";
 import { findAddresses } from "../src/db/queries/addresses.ts";
 import { findContractAbis } from "../src/db/queries/contract-abis.ts";
 import { AbiFileError, readAbiFile } from "../src/decode/read-abi-file.ts";
@@ -94,8 +94,21 @@ describe.each(databaseKinds)("importing operator ABIs on %s", (kind) => {
       "0x5555555555555555555555555555555555555555",
     ]);
     expect([...abis.keys()].sort()).toEqual([sourcify, proxy]);
-    expect(abis.get(proxy)).toEqual({ abi: erc20Abi, name: "Named", abiAddress: named });
-    expect(abis.get(sourcify)).toEqual({ abi: transferAbi, name: "SourcifyToken", abiAddress: sourcify });
+    expect(abis.get(proxy)).toEqual({ abi: erc20Abi, name: "Named" });
+    expect(abis.get(sourcify)).toEqual({ abi: transferAbi, name: "SourcifyToken" });
+
+    // A verified proxy keeps its own ABI first and still decodes its implementation's calls.
+    await writeContractAbi(test.db, {
+      address: proxy,
+      name: "ProxyItself",
+      abi: transferAbi,
+      source: "abi",
+      file: "proxy.json",
+    });
+    expect((await findContractAbis(test.db, [proxy])).get(proxy)).toEqual({
+      abi: [...transferAbi, ...erc20Abi],
+      name: "ProxyItself",
+    });
   });
 });
 

@@ -91,6 +91,25 @@ describe.each(databaseKinds)("hostile input on %s", (kind) => {
     }
   });
 
+  it("answers parameters named after Object's own members as unknown fields", async () => {
+    const named = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"];
+    for (const path of [
+      ...paths,
+      `/api/v2/transactions/0x${"ab".repeat(32)}/summary`,
+      "/api/v2/proxy/account-abstraction/status",
+    ]) {
+      for (const name of named) {
+        const response = await app.inject(`${path}?${name}=1`);
+        expect(response.statusCode, `${path}?${name}`).toBe(422);
+        expect(response.json().errors, `${path}?${name}`).toContainEqual({
+          title: "Invalid value",
+          source: { pointer: `/${name}` },
+          detail: `Unexpected field: ${name}`,
+        });
+      }
+    }
+  });
+
   it("never answers a 5xx to random combinations of known parameters", async () => {
     // A fixed seed keeps failures reproducible.
     let seed = 42;

@@ -272,11 +272,28 @@ describe.each(databaseKinds)("understanding transactions on %s", (kind) => {
     expect(await sentences(examples.tokenTransfer)).toEqual([
       `Transfer ${units(value, contracts.token)} from ${getAddress(transfer.from)} to ${to}`,
     ]);
-    const mint = await sentences(examples.tokenMint);
-    expect(mint).toHaveLength(1);
-    expect(mint[0]).toMatch(/^Mint [0-9.]+ SDT to 0x[0-9a-fA-F]{40}$/);
+    const { DemoToken } = await compileDemoContracts();
+    const minted = await node.getTransaction({ hash: examples.tokenMint });
+    const [mintedTo, mintedAmount] = decodeFunctionData({ abi: DemoToken.abi, data: minted.input }).args as [
+      Address,
+      bigint,
+    ];
+    expect(await sentences(examples.tokenMint)).toEqual([
+      `Mint ${units(mintedAmount, contracts.token)} to ${mintedTo}`,
+    ]);
+    const burnt = await node.getTransaction({ hash: examples.tokenBurn });
+    const [burntAmount] = decodeFunctionData({ abi: DemoToken.abi, data: burnt.input }).args as [bigint];
     expect(await sentences(examples.tokenBurn)).toEqual([
-      expect.stringMatching(/^Burn [0-9.]+ SDT from 0x[0-9a-fA-F]{40}$/),
+      `Burn ${units(burntAmount, contracts.token)} from ${getAddress(burnt.from)}`,
+    ]);
+    // The token's own standard names the parameter (an ERC-721 burn has the same selector).
+    expect((await listed(contracts.token, examples.tokenBurn)).decoded_input?.method_call).toBe(
+      "burn(uint256 value)",
+    );
+    // An upgrade through the proxy decodes with OpenZeppelin's UUPS interface and is told as the call it is.
+    expect((await listed(contracts.proxy, examples.proxyUpgrade)).method).toBe("upgradeToAndCall");
+    expect(await sentences(examples.proxyUpgrade)).toEqual([
+      `Called upgradeToAndCall on ${getAddress(contracts.proxy)}`,
     ]);
     const { call: approval } = await tokenCall(examples.tokenApproval);
     const [spender, allowance] = approval.args as [Address, bigint];

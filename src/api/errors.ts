@@ -51,7 +51,8 @@ export function invalidParameters(errors: FastifySchemaValidationError[]): ApiEr
           : error.instancePath.replace(/^\//, "").split("/")[0];
     const pointer = `/${name}`;
     if (byPointer.has(pointer)) continue;
-    const details = anyOfDetails[name] ?? [detailOf(error, name)];
+    // Own keys only: a parameter named `constructor` or `__proto__` must not find Object's members.
+    const details = Object.hasOwn(anyOfDetails, name) ? anyOfDetails[name] : [detailOf(error, name)];
     for (const detail of details) {
       const entry: InvalidParameter = { title: "Invalid value", source: { pointer }, detail };
       byPointer.set(pointer, entry);

@@ -32,6 +32,8 @@ export type ApiContext = {
   chainHead: () => Promise<ChainHead>;
   protocols: ActionProtocols;
   askInterpreter?: AskInterpreter;
+  /** The native currency's symbol, as summaries name it. */
+  nativeSymbol: string;
 };
 
 export type CreateApiServerParameters = {
@@ -41,6 +43,8 @@ export type CreateApiServerParameters = {
   protocols?: ActionProtocols;
   /** A Blockscout-compatible interpretation service asked first for transaction summaries. */
   interpreterUrl?: string;
+  /** The native currency's symbol (`ETH` when absent). */
+  nativeSymbol?: string;
 };
 
 /**
@@ -52,6 +56,7 @@ export async function createApiServer({
   logger = false,
   protocols = actionProtocols(loadConfig({ env: {} })),
   interpreterUrl,
+  nativeSymbol = "ETH",
 }: CreateApiServerParameters): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (logger || undefined) as FastifyBaseLogger | undefined,
@@ -92,6 +97,7 @@ export async function createApiServer({
     chainHead: cachedChainHead(db),
     protocols,
     askInterpreter: interpreterUrl ? createInterpreterClient({ url: interpreterUrl }) : undefined,
+    nativeSymbol,
   };
   addressTransactionsRoute(app, context);
   addressLogsRoute(app, context);

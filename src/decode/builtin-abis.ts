@@ -42,6 +42,10 @@ export const erc165Abi = openZeppelin("IERC165");
 export const erc1967Abi = openZeppelin("IERC1967");
 /** OpenZeppelin 5's `ERC1967Proxy` (its constructor and the errors of `ERC1967Utils`). */
 export const erc1967ProxyAbi = openZeppelin("ERC1967Proxy");
+/** OpenZeppelin 5's `UUPSUpgradeable` (`upgradeToAndCall` on the implementation, called through the proxy). */
+export const uupsUpgradeableAbi = openZeppelin("UUPSUpgradeable");
+/** OpenZeppelin 5's `ProxyAdmin` (`upgradeAndCall` of a transparent proxy). */
+export const proxyAdminAbi = openZeppelin("ProxyAdmin");
 /** OpenZeppelin 5's `UpgradeableBeacon`. */
 export const upgradeableBeaconAbi = openZeppelin("UpgradeableBeacon");
 /** OpenZeppelin's `IERC1822Proxiable` (`proxiableUUID`, EIP-1822 UUPS). */
@@ -71,6 +75,18 @@ export const swapRouterAbi = artifactAbi(
 /** Aave v3's `IPool`: supply, borrow, repay, withdraw, flash loans, liquidations and their events. */
 export const aaveV3PoolAbi = artifactAbi("@aave/core-v3/artifacts/contracts/interfaces/IPool.sol/IPool.json");
 
+/**
+ * The standard interface of each token type, with OpenZeppelin's burn extensions: a call to a known
+ * token decodes with its own standard's names first (`burn(uint256 value)` of an ERC-20, not an
+ * ERC-721's `burn(uint256 tokenId)`, which has the same selector).
+ */
+export const tokenStandardAbis: Record<string, Abi> = {
+  "ERC-20": [...erc20Abi, ...openZeppelin("ERC20Burnable")],
+  "ERC-721": [...erc721Abi, ...openZeppelin("ERC721Burnable")],
+  "ERC-1155": [...erc1155Abi, ...openZeppelin("ERC1155Burnable")],
+  "ERC-404": [...erc20Abi, ...openZeppelin("ERC20Burnable"), ...erc721Abi],
+};
+
 /** An ABI's `error` item (viem exports the function and event item types, not this one). */
 export type AbiError = Extract<Abi[number], { type: "error" }>;
 
@@ -93,6 +109,8 @@ export const builtinAbis: readonly NamedAbi[] = [
   { name: "WETH9", abi: weth9Abi },
   { name: "ERC1967Proxy", abi: erc1967ProxyAbi },
   { name: "IERC1967", abi: erc1967Abi },
+  { name: "UUPSUpgradeable", abi: uupsUpgradeableAbi },
+  { name: "ProxyAdmin", abi: proxyAdminAbi },
   { name: "UpgradeableBeacon", abi: upgradeableBeaconAbi },
   { name: "IERC1822Proxiable", abi: erc1822ProxiableAbi },
   { name: "Ownable", abi: ownableAbi },

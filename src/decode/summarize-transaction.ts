@@ -1,15 +1,19 @@
 import {
+  type AbiEvent,
+  decodeEventLog,
   decodeFunctionData,
   erc20Abi,
   erc721Abi,
   formatEther,
   formatUnits,
+  getAbiItem,
   type Hex,
   maxUint256,
   toEventSelector,
   zeroAddress,
 } from "viem";
 import type { TransactionAction } from "./actions/transaction-action.ts";
+import { weth9Abi } from "./builtin-abis.ts";
 
 /**
  * One variable of a summary template; every value is non-null. Addresses and tokens are lowercase hex
@@ -62,10 +66,11 @@ export type SummarizeTransactionParameters = {
   nativeSymbol: string;
 };
 
-const wethDeposit = toEventSelector("Deposit(address,uint256)");
-const wethWithdrawal = toEventSelector("Withdrawal(address,uint256)");
+const wethDeposit = toEventSelector(getAbiItem({ abi: weth9Abi, name: "Deposit" }) as AbiEvent);
+const wethWithdrawal = toEventSelector(getAbiItem({ abi: weth9Abi, name: "Withdrawal" }) as AbiEvent);
 const protocolNames = { uniswap_v3: "Uniswap V3", aave_v3: "Aave V3" } as const;
-const shownTransfers = 10;
+/** Token transfers told one by one; a transaction that moved more is told by its first ones. */
+export const summarizedTransfers = 10;
 
 /**
  * The summaries of a successful transaction, by rules over what it did: its protocol actions, ERC-4337
@@ -279,38 +284,45 @@ function actionSummaries(parameters: SummarizeTransactionParameters): Transactio
 }
 
 function isWrap({ transaction, logs }: SummarizeTransactionParameters): boolean {
-  return logs.some(
-    (log) =>
-      log.address === transaction.to_address && [wethDeposit, wethWithdrawal].includes(log.topics[0] as Hex),
-  );
+  return logs.some((log) => log.address === transaction.to_address && isWrapTopic(log.topics[0]));
 }
 
 function wrapSummaries(parameters: SummarizeTransactionParameters): TransactionSummary[] {
   const { transaction, logs, nativeSymbol } = parameters;
   return summaries(
     logs
-      .filter((log) => log.address === transaction.to_address && log.topics.length === 2)
+      .filter((log) => log.address === transaction.to_address && isWrapTopic(log.topics[0]))
       .flatMap((log): Entry[] => {
-        const amount = currency(formatEther(BigInt(log.data)));
+        let wad: bigint;
+        try {
+          const event = decodeEventLog({ abi: weth9Abi, topics: log.topics as [Hex], data: log.data as Hex });
+          wad = (event.args as unknown as { wad: bigint }).wad;
+        } catch {
+          // Another contract's event under the same topic, with another layout.
+          return [];
+        }
+        const amount = currency(formatEther(wad));
         // A wrapper that never moved a token (only deposits and withdrawals) is not a known token yet.
         const token = tokenVariable(parameters, log.address) ?? addressVariable(log.address);
-        if (log.topics[0] === wethDeposit)
-          return [
-            [
-              "{action_type} {amount} {native} into {token}",
-              { action_type: text("Wrap"), amount, native: text(nativeSymbol), token },
-            ],
-          ];
-        if (log.topics[0] === wethWithdrawal)
-          return [
-            [
-              "{action_type} {amount} {token} into {native}",
-              { action_type: text("Unwrap"), amount, token, native: text(nativeSymbol) },
-            ],
-          ];
-        return [];
+        return log.topics[0] === wethDeposit
+          ? [
+              [
+                "{action_type} {amount} {native} into {token}",
+                { action_type: text("Wrap"), amount, native: text(nativeSymbol), token },
+              ],
+            ]
+          : [
+              [
+                "{action_type} {amount} {token} into {native}",
+                { action_type: text("Unwrap"), amount, token, native: text(nativeSymbol) },
+              ],
+            ];
       }),
   );
+}
+
+function isWrapTopic(topic: string | undefined): boolean {
+  return topic === wethDeposit || topic === wethWithdrawal;
 }
 
 function approvalSummaries(parameters: SummarizeTransactionParameters): TransactionSummary[] {
@@ -383,7 +395,7 @@ function approvalSummaries(parameters: SummarizeTransactionParameters): Transact
 
 function transferSummaries(parameters: SummarizeTransactionParameters): TransactionSummary[] {
   return summaries(
-    parameters.tokenTransfers.slice(0, shownTransfers).map((transfer): Entry => {
+    parameters.tokenTransfers.slice(0, summarizedTransfers).map((transfer): Entry => {
       const token = tokenVariable(parameters, transfer.token_address);
       const decimals = parameters.tokens.get(transfer.token_address)?.decimals ?? null;
       const minted = transfer.from_address === zeroAddress;

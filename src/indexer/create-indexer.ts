@@ -320,10 +320,12 @@ export function createIndexer({
         const before = state.indexedBlock;
         await reconcileTip(signal);
         await catchUp(undefined, signal);
-        if (!state.following && state.indexedBlock === state.headBlock) {
-          state.following = true;
+        // Falling behind (a burst of blocks, a slow node) is catching up again, not following.
+        const atHead = state.indexedBlock === state.headBlock;
+        if (!state.following && atHead) {
           logger.info({ indexed: Number(state.indexedBlock) }, "caught up; following new blocks");
         }
+        state.following = atHead;
         if (state.following) await recordHeartbeat(db, liveTtlMs);
         if (state.indexedBlock === before) await sleep(pollIntervalMs, signal);
       }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { inject } from "vitest";
+import { actionProtocols } from "../../src/api/transaction-actions.ts";
 import type { Database } from "../../src/db/client.ts";
 import { createRpcClient } from "../../src/rpc/client.ts";
 import type { DatabaseKind } from "../support/databases.ts";
@@ -23,7 +24,17 @@ export type Fetched = {
  */
 export async function indexDemoChain(kind: DatabaseKind): Promise<IndexedChain> {
   const client = createRpcClient({ url: inject("demoRpcUrl") });
-  const chain = await indexIntoNewDatabase(kind, client);
+  const { contracts } = JSON.parse(inject("demoScenario"));
+  // The demo's protocol contracts, so that actions and their summaries are part of what is checked.
+  const chain = await indexIntoNewDatabase(kind, client, {
+    api: {
+      protocols: actionProtocols({
+        uniswapV3Factory: contracts.uniswapV3Factory,
+        uniswapV3PositionManager: contracts.uniswapV3PositionManager,
+        aaveV3Pool: contracts.aavePool,
+      }),
+    },
+  });
   // anvil produces no withdrawals; the rows go to the head block and alternate between two real
   // accounts, so each address list spans pages while the block list spans more.
   await chain.test.db.query(

@@ -129,7 +129,7 @@ export function addressTransactionsRoute(app: FastifyInstance, { db, chainHead, 
           renderTransaction(row, addresses, head, {
             tokenTransfers: byTransaction.get(`${row.block_number}/${row.index}`) ?? [],
             actions: actions.get(`${row.block_number}/${row.index}`) ?? [],
-            abi: row.to_address === null ? null : (abis.get(row.to_address as Address)?.abi ?? null),
+            importedAbi: row.to_address === null ? null : (abis.get(row.to_address as Address)?.abi ?? null),
           }),
         (last) => ({
           block_number: last.block_number,

@@ -7,8 +7,12 @@ import { listTokenTransfers } from "../../db/queries/token-transfers.ts";
 import { findTransaction, listInnerEffects } from "../../db/queries/transaction.ts";
 import { listTransactionLogs } from "../../db/queries/transaction-logs.ts";
 import { findUserOperations } from "../../db/queries/user-operations.ts";
-import { decodeInput, transactionMethod } from "../../decode/decode-input.ts";
-import { type SummaryVariable, summarizeTransaction } from "../../decode/summarize-transaction.ts";
+import { describeCall } from "../../decode/describe-call.ts";
+import {
+  type SummaryVariable,
+  summarizedTransfers,
+  summarizeTransaction,
+} from "../../decode/summarize-transaction.ts";
 import { notFound } from "../errors.ts";
 import { hashPattern, lowerHex } from "../params.ts";
 import { endpointDocs } from "../schemas/endpoints.ts";
@@ -29,9 +33,6 @@ const querystring = {
   properties: { apikey: { type: "string" }, key: { type: "string" } },
 } as const;
 
-/** Token transfers read for a summary; more are not told one by one. */
-const transfersRead = 100;
-
 /**
  * Endpoint 7: what a transaction did, in words with typed variables. A configured interpretation
  * service is asked first; Sextant's own rule-based interpreter answers otherwise. A failed transaction
@@ -46,12 +47,19 @@ export function transactionSummaryRoute(app: FastifyInstance, context: ApiContex
       const hash = lowerHex(request.params.transaction_hash_param);
       const transaction = await findTransaction(db, hash);
       if (transaction === null) throw notFound();
-      if (transaction.status !== 1) return reply.type("application/json; charset=utf-8").send("null");
+      // A failed transaction did nothing to tell; a pre-Byzantium receipt has no status and did.
+      if (transaction.status === 0) return reply.type("application/json; charset=utf-8").send("null");
       const remote = await context.askInterpreter?.(hash);
       if (remote) return remote;
       const key = { block_number: transaction.block_number, index: transaction.index };
       const [transfers, innerEffects, logs, actions, known, abis, userOperations] = await Promise.all([
-        listTokenTransfers(db, { transactions: [key], types: [], cursor: {}, limit: transfersRead }),
+        listTokenTransfers(db, {
+          transactions: [key],
+          types: [],
+          cursor: {},
+          limit: summarizedTransfers,
+          oldestFirst: true,
+        }),
         listInnerEffects(db, key),
         listTransactionLogs(db, { transactions: [key] }),
         loadTransactionActions(db, context.protocols, [key]),
@@ -59,11 +67,14 @@ export function transactionSummaryRoute(app: FastifyInstance, context: ApiContex
         findContractAbis(db, transaction.to_address === null ? [] : [transaction.to_address]),
         findUserOperations(db, hash),
       ]);
-      const toIsContract =
-        transaction.to_address !== null && (known.get(transaction.to_address)?.is_contract ?? false);
-      const abi =
-        transaction.to_address === null ? null : (abis.get(transaction.to_address as Address)?.abi ?? null);
-      const decodedInput = toIsContract ? decodeInput({ input: transaction.input, abi }) : null;
+      const to = transaction.to_address === null ? undefined : known.get(transaction.to_address);
+      const toIsContract = to?.is_contract ?? false;
+      const { method } = describeCall({
+        input: transaction.input,
+        toIsContract,
+        imported: transaction.to_address === null ? null : abis.get(transaction.to_address as Address)?.abi,
+        tokenType: to?.token_type,
+      });
       const transactionActions = actions.get(`${key.block_number}/${key.index}`) ?? [];
       const tokenRows = await findTokens(db, [
         ...transfers.map((transfer) => transfer.token_address),
@@ -80,15 +91,14 @@ export function transactionSummaryRoute(app: FastifyInstance, context: ApiContex
       const summaries = summarizeTransaction({
         transaction,
         toIsContract,
-        method: transactionMethod({ input: transaction.input, decodedInput, toIsContract }),
-        // Transfers come newest first; a summary tells them in the order they happened.
-        tokenTransfers: transfers.reverse(),
+        method,
+        tokenTransfers: transfers,
         innerEffects,
         logs,
         actions: transactionActions,
         userOperations,
         tokens: tokenRows,
-        nativeSymbol: "ETH",
+        nativeSymbol: context.nativeSymbol,
       });
       const variables = summaries.flatMap((summary) => Object.values(summary.summary_template_variables));
       const addresses = await findAddresses(

@@ -3,7 +3,7 @@ import type { TransactionRow } from "../../db/queries/address-transactions.ts";
 import type { FindAddressesReturnType } from "../../db/queries/addresses.ts";
 import type { ChainHead } from "../../db/queries/chain-head.ts";
 import type { TransactionAction } from "../../decode/actions/transaction-action.ts";
-import { decodeInput, transactionMethod } from "../../decode/decode-input.ts";
+import { describeCall } from "../../decode/describe-call.ts";
 import { decodeRevertReason } from "../../decode/revert-reason.ts";
 import { timestamp } from "../format.ts";
 import { renderAction } from "../transaction-actions.ts";
@@ -16,6 +16,15 @@ export function transactionAddresses(row: TransactionRow): string[] {
   );
 }
 
+/** What a listed transaction needs besides its row. */
+export type RenderTransactionParameters = {
+  /** The transaction's first token transfers, rendered; one more than shown tells of an overflow. */
+  tokenTransfers: unknown[];
+  actions: TransactionAction[];
+  /** The imported ABIs of `to` (its own, then its implementation's), tried before the built-in ones. */
+  importedAbi: Abi | null;
+};
+
 /**
  * Renders a transaction in the list form of Blockscout's transaction view, with the interface
  * document's types (`gas_limit` a number, `token_transfers` an array), its input and revert reason
@@ -25,20 +34,16 @@ export function renderTransaction(
   row: TransactionRow,
   addresses: FindAddressesReturnType,
   head: ChainHead,
-  {
-    tokenTransfers,
-    actions,
-    abi,
-  }: {
-    /** The transaction's first token transfers, rendered; one more than shown tells of an overflow. */
-    tokenTransfers: unknown[];
-    actions: TransactionAction[];
-    /** The imported ABI of `to` (or of its implementation), tried before the built-in ones. */
-    abi: Abi | null;
-  },
+  { tokenTransfers, actions, importedAbi }: RenderTransactionParameters,
 ) {
-  const toIsContract = row.to_address !== null && (addresses.get(row.to_address)?.is_contract ?? false);
-  const decodedInput = toIsContract ? decodeInput({ input: row.input, abi }) : null;
+  const to = row.to_address === null ? undefined : addresses.get(row.to_address);
+  const toIsContract = to?.is_contract ?? false;
+  const { abi, decodedInput, method } = describeCall({
+    input: row.input,
+    toIsContract,
+    imported: importedAbi,
+    tokenType: to?.token_type,
+  });
   const gasUsed = BigInt(row.gas_used);
   const baseFee = row.base_fee_per_gas === null ? null : BigInt(row.base_fee_per_gas);
   const priorityFee =
@@ -80,7 +85,7 @@ export function renderTransaction(
     priority_fee: priorityFee === null ? null : priorityFee.toString(),
     transaction_burnt_fee: baseFee === null ? null : (baseFee * gasUsed).toString(),
     raw_input: row.input,
-    method: transactionMethod({ input: row.input, decodedInput, toIsContract }),
+    method,
     decoded_input: decodedInput,
     token_transfers: tokenTransfers.slice(0, transferPreview),
     token_transfers_overflow: tokenTransfers.length > transferPreview,

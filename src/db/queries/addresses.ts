@@ -14,6 +14,8 @@ export type AddressInfo = {
   proxy_type: ProxyType | null;
   /** Lowercase implementations of a proxy, with their imported contract names; `[]` for no proxy. */
   implementations: { address: Address; name: string | null }[];
+  /** The token standard of a token contract (`ERC-20`, ...), else null. */
+  token_type: string | null;
 };
 
 export type FindAddressesReturnType = Map<string, AddressInfo>;
@@ -37,14 +39,17 @@ export async function findAddresses(
     proxy_type: ProxyType | null;
     implementation: Address | null;
     implementation_name: string | null;
+    token_type: string | null;
   }>(
     `SELECT ${hexColumn("q.hash", "hash")}, a.is_contract, own.address IS NOT NULL AS verified, own.name,
-       proxy.proxy_type, ${hexColumn("proxy.implementation", "implementation")}, impl.name AS implementation_name
+       proxy.proxy_type, ${hexColumn("proxy.implementation", "implementation")}, impl.name AS implementation_name,
+       k.type AS token_type
      FROM unnest($1::text[]::bytea[]) AS q(hash)
      LEFT JOIN addresses a ON a.hash = q.hash
      LEFT JOIN contract_abis own ON own.address = q.hash
      ${currentProxyJoin("q.hash", "proxy")}
      LEFT JOIN contract_abis impl ON impl.address = proxy.implementation
+     LEFT JOIN tokens k ON k.address = q.hash
      WHERE a.hash IS NOT NULL OR own.address IS NOT NULL OR proxy.proxy_type IS NOT NULL`,
     [unique.map((hash) => byteaText(hash))],
   );
@@ -59,6 +64,7 @@ export async function findAddresses(
         implementations: row.implementation
           ? [{ address: row.implementation, name: row.implementation_name }]
           : [],
+        token_type: row.token_type,
       },
     ]),
   );

@@ -21,18 +21,18 @@ export function currentProxyJoin(address: string, alias: string): string {
 
 /** The ABI to decode an address's calls and logs with. */
 export type ContractAbi = {
+  /** The address's own imported ABI followed by its proxy implementation's, so both are tried in turn. */
   abi: Abi;
-  /** The contract name of the ABI's own address. */
+  /** The contract name of the address's own ABI, else its implementation's. */
   name: string | null;
-  /** Lowercase address the ABI was imported for: the address itself, or its proxy implementation. */
-  abiAddress: Address;
 };
 
 export type FindContractAbisReturnType = Map<Address, ContractAbi>;
 
 /**
- * For each address (lowercase hex), the imported ABI to decode its calls and logs with: its own, else its
- * current proxy implementation's. Addresses with neither are absent. One query for all.
+ * For each address (lowercase hex), the imported ABIs to decode its calls and logs with: its own (a
+ * verified proxy's, say), then its current proxy implementation's. Addresses with neither are absent.
+ * One query for all.
  */
 export async function findContractAbis(
   db: Queryable,
@@ -40,16 +40,29 @@ export async function findContractAbis(
 ): Promise<FindContractAbisReturnType> {
   const unique = [...new Set(addresses)];
   if (unique.length === 0) return new Map();
-  const rows = await db.query<{ address: Address; abi_address: Address; abi: Abi; name: string | null }>(
-    `SELECT ${hexColumn("q.hash", "address")}, ${hexColumn("c.address", "abi_address")}, c.abi, c.name
+  const rows = await db.query<{
+    address: Address;
+    own_abi: Abi | null;
+    own_name: string | null;
+    implementation_abi: Abi | null;
+    implementation_name: string | null;
+  }>(
+    `SELECT ${hexColumn("q.hash", "address")}, own.abi AS own_abi, own.name AS own_name,
+       implementation.abi AS implementation_abi, implementation.name AS implementation_name
      FROM unnest($1::text[]::bytea[]) AS q(hash)
      ${currentProxyJoin("q.hash", "proxy")}
-     JOIN contract_abis c ON c.address = CASE
-       WHEN EXISTS (SELECT 1 FROM contract_abis own WHERE own.address = q.hash) THEN q.hash
-       ELSE proxy.implementation END`,
+     LEFT JOIN contract_abis own ON own.address = q.hash
+     LEFT JOIN contract_abis implementation ON implementation.address = proxy.implementation
+     WHERE own.address IS NOT NULL OR implementation.address IS NOT NULL`,
     [unique.map((address) => byteaText(address))],
   );
   return new Map(
-    rows.map((row) => [row.address, { abi: row.abi, name: row.name, abiAddress: row.abi_address }]),
+    rows.map((row) => [
+      row.address,
+      {
+        abi: [...(row.own_abi ?? []), ...(row.implementation_abi ?? [])],
+        name: row.own_name ?? row.implementation_name,
+      },
+    ]),
   );
 }

@@ -42,6 +42,8 @@ export type ListTokenTransfersParameters = {
   /** Only the transfers of these transactions, at most `perTransaction` each (the transaction list's). */
   transactions?: { block_number: number; index: number }[];
   perTransaction?: number;
+  /** In the order they happened (a transaction's summary) instead of newest first. */
+  oldestFirst?: boolean;
 };
 
 /**
@@ -59,6 +61,7 @@ export async function listTokenTransfers(
     limit,
     transactions,
     perTransaction,
+    oldestFirst = false,
   }: ListTokenTransfersParameters,
 ): Promise<TokenTransferRow[]> {
   const params: unknown[] = [limit];
@@ -119,9 +122,10 @@ export async function listTokenTransfers(
      ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}`;
   const limited =
     perTransaction === undefined ? query : `SELECT * FROM (${query}) q WHERE nth <= ${bind(perTransaction)}`;
+  const direction = oldestFirst ? "" : " DESC";
   const order =
     perTransaction === undefined
-      ? "t.block_number DESC, t.log_index DESC, x.position"
-      : "block_number DESC, log_index DESC, position";
+      ? `t.block_number${direction}, t.log_index${direction}, x.position`
+      : `block_number${direction}, log_index${direction}, position`;
   return db.query<TokenTransferRow>(`${limited} ORDER BY ${order} LIMIT $1`, params);
 }
