@@ -1,3 +1,4 @@
+/** Asks for a transaction's summary; null when the service has no usable answer. */
 export type AskInterpreter = (transactionHash: string) => Promise<unknown | null>;
 
 export type CreateInterpreterClientParameters = {

@@ -37,6 +37,7 @@ export type SummaryTokenTransfer = {
   amount: string | null;
 };
 
+/** What the interpreter reads of a successful transaction; addresses lowercase hex. */
 export type SummarizeTransactionParameters = {
   transaction: {
     from_address: string;

@@ -7,6 +7,7 @@ import type { Logger } from "../logger.ts";
 import { createRpcClient } from "../rpc/client.ts";
 import { eth_blockNumber } from "../rpc/eth_blockNumber.ts";
 import { startAnvil } from "./anvil.ts";
+import { compileDemoContracts } from "./compile.ts";
 import { isCompleteScenarioResult, runScenario, type ScenarioResult } from "./scenario.ts";
 
 export type RunDemoParameters = { config: Config; logger: Logger; signal: AbortSignal };
@@ -53,6 +54,7 @@ export async function runDemo({ config, logger, signal }: RunDemoParameters): Pr
       uniswapV3PositionManager,
       aaveV3Pool: aavePool,
     };
+    await writeDemoAbis(join(demoDir, "abis"), scenario);
     let db = await openStore({ config: demoConfig, logger });
     let indexer = createChainIndexer({ config: demoConfig, db, logger });
     try {
@@ -79,6 +81,43 @@ export async function runDemo({ config, logger, signal }: RunDemoParameters): Pr
     }
   } finally {
     await anvil.stop();
+  }
+}
+
+/** Which compiled contract each of the scenario's own contracts is. */
+const demoContractNames: [keyof ScenarioResult["contracts"], string][] = [
+  ["token", "DemoToken"],
+  ["secondToken", "DemoDollar"],
+  ["collectible", "DemoCollectible"],
+  ["multiToken", "DemoMultiToken"],
+  ["hybrid", "DemoHybrid"],
+  ["bytes32Token", "DemoBytes32Token"],
+  ["revertingNameToken", "DemoRevertingNameToken"],
+  ["proxy", "CounterProxy"],
+  ["implementation", "CounterV1"],
+  ["counterV2", "CounterV2"],
+  ["playground", "Playground"],
+  ["relay", "Relay"],
+  ["uniswapCallee", "UniswapV3Callee"],
+  ["aavePool", "DemoAavePool"],
+  ["aaveFlashLoanReceiver", "DemoFlashLoanReceiver"],
+  ["cloneImplementation", "DemoNote"],
+  ["cloneFactory", "DemoNoteFactory"],
+];
+
+/**
+ * Puts the ABIs of the demo's own contracts into the demo's ABI folder, the way an operator would, so
+ * that the indexer imports them at start and the demo's calls, logs and errors decode with their names.
+ */
+async function writeDemoAbis(folder: string, scenario: ScenarioResult): Promise<void> {
+  const artifacts = await compileDemoContracts();
+  mkdirSync(folder, { recursive: true });
+  for (const [key, name] of demoContractNames) {
+    const address = scenario.contracts[key];
+    writeFileSync(
+      join(folder, `${address}.json`),
+      JSON.stringify({ address, name, abi: artifacts[name].abi }),
+    );
   }
 }
 
