@@ -21,6 +21,11 @@ export type ActionProtocols = {
   aaveV3Pool: string | null;
 };
 
+/** The key of a transaction by position, as the maps of a page's transactions use it. */
+export function transactionKey(blockNumber: number, index: number): string {
+  return `${blockNumber}/${index}`;
+}
+
 /** The protocols of a configuration, as lowercase hex. */
 export function actionProtocols(
   config: Pick<Config, "uniswapV3Factory" | "uniswapV3PositionManager" | "aaveV3Pool">,
@@ -69,7 +74,7 @@ export async function loadTransactionActions(
   const tokens = await findTokens(db, tokenAddresses);
   const byTransaction = new Map<string, TransactionLogRow[]>();
   for (const log of logs) {
-    const key = `${log.block_number}/${log.transaction_index}`;
+    const key = transactionKey(log.block_number, log.transaction_index);
     byTransaction.set(key, [...(byTransaction.get(key) ?? []), log]);
   }
   const actions = new Map<string, TransactionAction[]>();

@@ -1,5 +1,15 @@
-import { type Address, getAddress, type Hex, toEventSelector } from "viem";
+import {
+  type AbiEvent,
+  type AbiFunction,
+  type Address,
+  getAbiItem,
+  getAddress,
+  type Hex,
+  toEventSelector,
+  toFunctionSelector,
+} from "viem";
 import { recoverAuthorizationAddress } from "viem/utils";
+import { erc1967Abi, upgradeableBeaconAbi } from "../decode/builtin-abis.ts";
 import type { RpcClient } from "../rpc/client.ts";
 import { isMethodNotSupported, type RpcResponseError } from "../rpc/errors.ts";
 import { eth_call } from "../rpc/eth_call.ts";
@@ -41,10 +51,14 @@ export const eip1967BeaconSlot: Hex = "0xa3f0ad74e5423aebfd80d3ef4346578335a9a72
 /** EIP-1822's `keccak256("PROXIABLE")`. */
 export const eip1822ProxiableSlot: Hex = "0xc5f16f0fcc639fa48a6947836d9850f504798523bf8c9a3a87d5876cf622bcf7";
 
-const upgradedTopic = toEventSelector("event Upgraded(address indexed implementation)");
-const beaconUpgradedTopic = toEventSelector("event BeaconUpgraded(address indexed beacon)");
+const upgradedTopic = toEventSelector(getAbiItem({ abi: erc1967Abi, name: "Upgraded" }) as AbiEvent);
+const beaconUpgradedTopic = toEventSelector(
+  getAbiItem({ abi: erc1967Abi, name: "BeaconUpgraded" }) as AbiEvent,
+);
 /** `implementation()`, which EIP-1967 beacons answer. */
-const implementationSelector: Hex = "0x5c60da1b";
+const implementationSelector = toFunctionSelector(
+  getAbiItem({ abi: upgradeableBeaconAbi, name: "implementation" }) as AbiFunction,
+);
 const minimalProxy = /^0x363d3d373d3d3d363d73([0-9a-f]{40})5af43d82803e903d91602b57fd5bf3$/;
 const delegationDesignator = /^0xef0100([0-9a-f]{40})$/;
 const zeroAddress = `0x${"0".repeat(40)}`;

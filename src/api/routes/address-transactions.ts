@@ -24,7 +24,7 @@ import {
 } from "../params.ts";
 import { endpointDocs } from "../schemas/endpoints.ts";
 import type { ApiContext } from "../server.ts";
-import { loadTransactionActions } from "../transaction-actions.ts";
+import { loadTransactionActions, transactionKey } from "../transaction-actions.ts";
 import { renderTokenTransfer, tokenTransferAddresses } from "../views/token-transfer.ts";
 import { renderTransaction, transactionAddresses, transferPreview } from "../views/transaction.ts";
 
@@ -117,7 +117,7 @@ export function addressTransactionsRoute(app: FastifyInstance, { db, chainHead, 
       ]);
       const byTransaction = new Map<string, unknown[]>();
       for (const transfer of transfers) {
-        const key = `${transfer.block_number}/${transfer.transaction_index}`;
+        const key = transactionKey(transfer.block_number, transfer.transaction_index);
         byTransaction.set(key, [
           ...(byTransaction.get(key) ?? []),
           renderTokenTransfer(transfer, addresses, tokens),
@@ -127,8 +127,8 @@ export function addressTransactionsRoute(app: FastifyInstance, { db, chainHead, 
         rows,
         (row) =>
           renderTransaction(row, addresses, head, {
-            tokenTransfers: byTransaction.get(`${row.block_number}/${row.index}`) ?? [],
-            actions: actions.get(`${row.block_number}/${row.index}`) ?? [],
+            tokenTransfers: byTransaction.get(transactionKey(row.block_number, row.index)) ?? [],
+            actions: actions.get(transactionKey(row.block_number, row.index)) ?? [],
             importedAbi: row.to_address === null ? null : (abis.get(row.to_address as Address)?.abi ?? null),
           }),
         (last) => ({

@@ -17,7 +17,7 @@ import { notFound } from "../errors.ts";
 import { hashPattern, lowerHex } from "../params.ts";
 import { endpointDocs } from "../schemas/endpoints.ts";
 import type { ApiContext } from "../server.ts";
-import { loadTransactionActions } from "../transaction-actions.ts";
+import { loadTransactionActions, transactionKey } from "../transaction-actions.ts";
 import { renderAddress } from "../views/address.ts";
 import { renderToken } from "../views/token.ts";
 
@@ -75,7 +75,7 @@ export function transactionSummaryRoute(app: FastifyInstance, context: ApiContex
         imported: transaction.to_address === null ? null : abis.get(transaction.to_address as Address)?.abi,
         tokenType: to?.token_type,
       });
-      const transactionActions = actions.get(`${key.block_number}/${key.index}`) ?? [];
+      const transactionActions = actions.get(transactionKey(key.block_number, key.index)) ?? [];
       const tokenRows = await findTokens(db, [
         ...transfers.map((transfer) => transfer.token_address),
         ...[transaction.to_address, transaction.created_contract].filter((address) => address !== null),
