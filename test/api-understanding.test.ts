@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import {
+  type AbiFunction,
   type Address,
   createPublicClient,
   decodeFunctionData,
@@ -13,6 +14,7 @@ import {
   type Hash,
   http,
   type PublicClient,
+  parseAbiItem,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
@@ -422,4 +424,44 @@ describe.each(databaseKinds)("understanding transactions on %s", (kind) => {
       service.close();
     }
   });
+
+  it("decodes every example call to a contract with the values the node holds, field by field", async () => {
+    const hashes = [
+      ...(Object.values(examples) as Hash[]),
+      ...(Object.values(scenario.userOperations.examples) as { transfer: { transactionHash: Hash } }[]).map(
+        (version) => version.transfer.transactionHash,
+      ),
+    ];
+    let checked = 0;
+    for (const hash of hashes) {
+      const sent = await node.getTransaction({ hash });
+      if (sent.to === null || sent.input.length < 10) continue;
+      const item = await listed(sent.to, hash);
+      if (item.decoded_input === null) continue;
+      const { method_call, method_id, parameters } = item.decoded_input;
+      expect(method_id, hash).toBe(sent.input.slice(2, 10));
+      const signature = parseAbiItem(`function ${method_call}`) as AbiFunction;
+      const { args } = decodeFunctionData({ abi: [signature], data: sent.input });
+      expect(
+        parameters.map(({ name }) => name),
+        hash,
+      ).toEqual(signature.inputs.map(({ name }) => name));
+      expect(
+        parameters.map(({ value }) => value),
+        hash,
+      ).toEqual((args ?? []).map(rendered));
+      checked++;
+    }
+    // Tokens, NFTs, Aave, the proxy, the Playground's calls without arguments left out, ERC-4337 bundles.
+    expect(checked).toBeGreaterThanOrEqual(20);
+  });
 });
+
+/** A decoded value as Blockscout writes it: integers as decimal strings, arrays and tuples as arrays. */
+function rendered(value: unknown): unknown {
+  if (typeof value === "bigint" || typeof value === "number") return value.toString();
+  if (typeof value === "boolean") return String(value);
+  if (Array.isArray(value)) return value.map(rendered);
+  if (value !== null && typeof value === "object") return Object.values(value).map(rendered);
+  return value;
+}
