@@ -32,13 +32,16 @@ beforeAll(async () => {
   client = createRpcClient({ url: anvil.rpcUrl });
   publicClient = createPublicClient({ transport: http(anvil.rpcUrl) });
   demo = await runUserOperations({ rpcUrl: anvil.rpcUrl });
-  sent = Object.values(demo.examples).flatMap(({ deploy, transfer, tokenTransfer, bundle, reverted }) => [
-    deploy,
-    transfer,
-    tokenTransfer,
-    ...bundle,
-    reverted,
-  ]);
+  sent = Object.values(demo.examples).flatMap(
+    ({ deploy, transfer, tokenTransfer, bundle, reverted, sponsored }) => [
+      deploy,
+      transfer,
+      tokenTransfer,
+      ...bundle,
+      reverted,
+      ...(sponsored ? [sponsored] : []),
+    ],
+  );
 });
 
 afterAll(async () => {
@@ -54,7 +57,9 @@ describe("the demo's user operations", () => {
       v07: "0x0000000071727De22E5E9d8BAf0edAc6f37da032",
       v08: "0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108",
     });
-    expect(sent).toHaveLength(18);
+    // Six per version, and v0.7's operation paid for by its paymaster.
+    expect(sent).toHaveLength(19);
+    expect(sent.filter((op) => op.paymaster !== null).map((op) => op.entryPointVersion)).toEqual(["0.7"]);
     for (const op of sent) {
       const onChain = await publicClient.readContract({
         address: op.entryPoint,
@@ -110,7 +115,7 @@ describe.each(databaseKinds)("user operations indexed into %s", (kind) => {
         entry_point: lower(op.entryPoint),
         entry_point_version: op.entryPointVersion,
         sender: lower(op.sender),
-        paymaster: null,
+        paymaster: lower(op.paymaster),
         nonce: op.nonce.toString(),
         success: op.success,
         actual_gas_cost: event.args.actualGasCost.toString(),
@@ -128,9 +133,13 @@ describe.each(databaseKinds)("user operations indexed into %s", (kind) => {
         pre_verification_gas: unpacked.preVerificationGas.toString(),
         max_fee_per_gas: unpacked.maxFeePerGas.toString(),
         max_priority_fee_per_gas: unpacked.maxPriorityFeePerGas.toString(),
-        paymaster_and_data: "0x",
-        paymaster_verification_gas_limit: null,
-        paymaster_post_op_gas_limit: null,
+        paymaster_and_data: lower(
+          op.entryPointVersion === "0.6"
+            ? (unpacked.paymasterAndData as Hex)
+            : (op.submitted.paymasterAndData as Hex),
+        ),
+        paymaster_verification_gas_limit: unpacked.paymasterVerificationGasLimit?.toString() ?? null,
+        paymaster_post_op_gas_limit: unpacked.paymasterPostOpGasLimit?.toString() ?? null,
         signature: unpacked.signature,
       });
       expect(event.args.success).toBe(op.success);

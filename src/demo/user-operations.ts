@@ -5,6 +5,7 @@ import {
   concat,
   createPublicClient,
   createWalletClient,
+  encodeAbiParameters,
   encodeDeployData,
   encodeFunctionData,
   getAddress,
@@ -77,6 +78,8 @@ export type UserOperationExamples = {
   bundle: [SentUserOperation, SentUserOperation];
   /** An ERC-20 `transfer` of more than the account holds: the call reverts, the bundle does not. */
   reverted: SentUserOperation;
+  /** v0.7 only: an ETH transfer whose gas a `VerifyingPaymaster` pays, on the owner's signature. */
+  sponsored?: SentUserOperation;
 };
 
 /** Return type of {@link runUserOperations}. */
@@ -140,7 +143,7 @@ const require = createRequire(import.meta.url);
  * through anvil's deterministic CREATE2 deployer reproduces them, so these are real deployments), a
  * `SimpleAccountFactory` per version and an ERC-20, then sends signed user operations through
  * `handleOps`: per version an op that deploys its account, a plain ETH transfer, an ERC-20 transfer, a
- * bundle of two ops and an op whose call reverts.
+ * bundle of two ops and an op whose call reverts; on v0.7 also an op whose gas a `VerifyingPaymaster` pays.
  *
  * @example
  * const anvil = await startAnvil();
@@ -173,6 +176,7 @@ export async function runUserOperations({
     "contracts/mocks/tokens/MintableERC20.sol/MintableERC20",
   );
   const token = await deployContract(tokenArtifact, ["Sextant User Op Token", "SUT", 18]);
+  const verifyingPaymaster = loadArtifact(releases.v07.package, "VerifyingPaymaster");
 
   const result: RunUserOperationsReturnType = {
     chainId,
@@ -219,8 +223,51 @@ export async function runUserOperations({
       }),
     );
 
+    // v0.7's VerifyingPaymaster pays for operations its signer (the owner) signed; it pays from a deposit.
+    const paymaster =
+      key === "v07" ? await deployContract(verifyingPaymaster, [entryPoint, owner.address]) : undefined;
+    if (paymaster) {
+      await mined(
+        publicClient,
+        await deployerWallet.writeContract({
+          address: paymaster,
+          abi: verifyingPaymaster.abi,
+          functionName: "deposit",
+          value: parseEther("1"),
+        }),
+      );
+    }
+    /** The operation with the paymaster's fields: no time limits, and the signer's approval of its hash. */
+    const sponsored = async (operation: UserOperation<"0.7">, by: Address): Promise<UserOperation<"0.7">> => {
+      const timeLimits = encodeAbiParameters([{ type: "uint48" }, { type: "uint48" }], [0, 0]);
+      const draft = {
+        ...operation,
+        paymaster: by,
+        paymasterVerificationGasLimit: 100_000n,
+        paymasterPostOpGasLimit: 0n,
+        // The hash covers the paymaster's gas limits, not its data, which carries the signature over it.
+        paymasterData: concat([timeLimits, `0x${"00".repeat(65)}`]),
+      };
+      const hash = (await publicClient.readContract({
+        address: by,
+        abi: verifyingPaymaster.abi,
+        functionName: "getHash",
+        args: [toPackedUserOperation(draft), 0, 0],
+      })) as Hex;
+      const approval = await owner.signMessage({ message: { raw: hash } });
+      return { ...draft, paymasterData: concat([timeLimits, approval]) };
+    };
+
     const nonces = new Map<Address, bigint>();
-    type Planned = { description: string; account: 0 | 1; target: Address; value: bigint; data: Hex };
+    type Planned = {
+      description: string;
+      account: 0 | 1;
+      target: Address;
+      value: bigint;
+      data: Hex;
+      /** The paymaster that pays for the operation (v0.7's VerifyingPaymaster). */
+      paymaster?: Address;
+    };
     const send = async (plans: Planned[], success: boolean[]) => {
       const block = await publicClient.getBlock();
       const maxPriorityFeePerGas = parseGwei("1");
@@ -251,11 +298,12 @@ export async function runUserOperations({
           maxPriorityFeePerGas,
           signature: "0x" as Hex,
         };
-        const unsigned = (
+        let unsigned = (
           release.version === "0.6"
             ? { ...common, initCode: deploys ? concat([factory, factoryData]) : "0x", paymasterAndData: "0x" }
             : { ...common, ...(deploys ? { factory, factoryData } : {}) }
         ) as UserOperation;
+        if (plan.paymaster) unsigned = await sponsored(unsigned as UserOperation<"0.7">, plan.paymaster);
         const userOpHash = getUserOperationHash({
           chainId,
           entryPointAddress: entryPoint,
@@ -276,6 +324,7 @@ export async function runUserOperations({
             ? userOperation
             : toPackedUserOperation(userOperation as UserOperation<"0.7">)) as Record<string, unknown>,
           factory: deploys ? factory : null,
+          paymaster: plan.paymaster ?? null,
         });
       }
       const hash = await bundlerWallet.sendTransaction({
@@ -310,7 +359,7 @@ export async function runUserOperations({
           sender: op.userOperation.sender,
           nonce: op.userOperation.nonce,
           factory: op.factory,
-          paymaster: null,
+          paymaster: op.paymaster,
           success: success[i],
           callData: op.userOperation.callData,
           userOperation: op.userOperation,
@@ -358,7 +407,20 @@ export async function runUserOperations({
     result.entryPoints[key] = entryPoint;
     result.factories[key] = factory;
     result.accounts[key] = accounts;
-    result.examples[key] = { deploy, transfer, tokenTransfer: erc20, bundle, reverted };
+    const [sponsoredTransfer] = paymaster
+      ? await send(
+          [{ ...transferTo(0, "sends 0.05 ETH, gas paid by the paymaster", parseEther("0.05")), paymaster }],
+          [true],
+        )
+      : [];
+    result.examples[key] = {
+      deploy,
+      transfer,
+      tokenTransfer: erc20,
+      bundle,
+      reverted,
+      ...(sponsoredTransfer ? { sponsored: sponsoredTransfer } : {}),
+    };
   }
   return result;
 }
