@@ -33,12 +33,13 @@ beforeAll(async () => {
   publicClient = createPublicClient({ transport: http(anvil.rpcUrl) });
   demo = await runUserOperations({ rpcUrl: anvil.rpcUrl });
   sent = Object.values(demo.examples).flatMap(
-    ({ deploy, transfer, tokenTransfer, bundle, reverted, sponsored }) => [
+    ({ deploy, transfer, tokenTransfer, bundle, reverted, relayed, sponsored }) => [
       deploy,
       transfer,
       tokenTransfer,
       ...bundle,
       reverted,
+      relayed,
       ...(sponsored ? [sponsored] : []),
     ],
   );
@@ -57,8 +58,8 @@ describe("the demo's user operations", () => {
       v07: "0x0000000071727De22E5E9d8BAf0edAc6f37da032",
       v08: "0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108",
     });
-    // Six per version, and v0.7's operation paid for by its paymaster.
-    expect(sent).toHaveLength(19);
+    // Seven per version (one relayed by a contract), and v0.7's operation paid for by its paymaster.
+    expect(sent).toHaveLength(22);
     expect(sent.filter((op) => op.paymaster !== null).map((op) => op.entryPointVersion)).toEqual(["0.7"]);
     for (const op of sent) {
       const onChain = await publicClient.readContract({

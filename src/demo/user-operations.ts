@@ -30,6 +30,7 @@ import {
 } from "viem/account-abstraction";
 import { mnemonicToAccount } from "viem/accounts";
 import { anvil } from "viem/chains";
+import { compileDemoContracts } from "./compile.ts";
 
 /** Parameters of {@link runUserOperations}. */
 export type RunUserOperationsParameters = {
@@ -78,6 +79,8 @@ export type UserOperationExamples = {
   bundle: [SentUserOperation, SentUserOperation];
   /** An ERC-20 `transfer` of more than the account holds: the call reverts, the bundle does not. */
   reverted: SentUserOperation;
+  /** An ETH transfer in a bundle that a contract relays to the EntryPoint (`BundleForwarder`). */
+  relayed: SentUserOperation;
   /** v0.7 only: an ETH transfer whose gas a `VerifyingPaymaster` pays, on the owner's signature. */
   sponsored?: SentUserOperation;
 };
@@ -143,7 +146,8 @@ const require = createRequire(import.meta.url);
  * through anvil's deterministic CREATE2 deployer reproduces them, so these are real deployments), a
  * `SimpleAccountFactory` per version and an ERC-20, then sends signed user operations through
  * `handleOps`: per version an op that deploys its account, a plain ETH transfer, an ERC-20 transfer, a
- * bundle of two ops and an op whose call reverts; on v0.7 also an op whose gas a `VerifyingPaymaster` pays.
+ * bundle of two ops, an op whose call reverts and a bundle relayed by a contract; on v0.7 also an op whose
+ * gas a `VerifyingPaymaster` pays.
  *
  * @example
  * const anvil = await startAnvil();
@@ -177,6 +181,8 @@ export async function runUserOperations({
   );
   const token = await deployContract(tokenArtifact, ["Sextant User Op Token", "SUT", 18]);
   const verifyingPaymaster = loadArtifact(releases.v07.package, "VerifyingPaymaster");
+  const forwarder = (await compileDemoContracts()).BundleForwarder;
+  const relay = await deployContract(forwarder, []);
 
   const result: RunUserOperationsReturnType = {
     chainId,
@@ -268,7 +274,8 @@ export async function runUserOperations({
       /** The paymaster that pays for the operation (v0.7's VerifyingPaymaster). */
       paymaster?: Address;
     };
-    const send = async (plans: Planned[], success: boolean[]) => {
+    /** `via`: a contract that relays the bundle to the EntryPoint, as smart-contract bundlers do. */
+    const send = async (plans: Planned[], success: boolean[], via?: Address) => {
       const block = await publicClient.getBlock();
       const maxPriorityFeePerGas = parseGwei("1");
       const maxFeePerGas = (block.baseFeePerGas ?? 0n) * 2n + maxPriorityFeePerGas;
@@ -327,13 +334,16 @@ export async function runUserOperations({
           paymaster: plan.paymaster ?? null,
         });
       }
+      const handleOps = encodeFunctionData({
+        abi: release.abi,
+        functionName: "handleOps",
+        args: [signed.map((op) => op.submitted), bundler.address],
+      });
       const hash = await bundlerWallet.sendTransaction({
-        to: entryPoint,
-        data: encodeFunctionData({
-          abi: release.abi,
-          functionName: "handleOps",
-          args: [signed.map((op) => op.submitted), bundler.address],
-        }),
+        to: via ?? entryPoint,
+        data: via
+          ? encodeFunctionData({ abi: forwarder.abi, functionName: "forward", args: [entryPoint, handleOps] })
+          : handleOps,
         gas: 3_000_000n,
       });
       const receipt = await mined(publicClient, hash);
@@ -407,6 +417,11 @@ export async function runUserOperations({
     result.entryPoints[key] = entryPoint;
     result.factories[key] = factory;
     result.accounts[key] = accounts;
+    const [relayed] = await send(
+      [transferTo(0, "sends 0.06 ETH in a bundle relayed by a contract", parseEther("0.06"))],
+      [true],
+      relay,
+    );
     const [sponsoredTransfer] = paymaster
       ? await send(
           [{ ...transferTo(0, "sends 0.05 ETH, gas paid by the paymaster", parseEther("0.05")), paymaster }],
@@ -419,6 +434,7 @@ export async function runUserOperations({
       tokenTransfer: erc20,
       bundle,
       reverted,
+      relayed,
       ...(sponsoredTransfer ? { sponsored: sponsoredTransfer } : {}),
     };
   }

@@ -65,6 +65,7 @@ async function storedBundles(db: Database, addresses: string[], from: number, to
     from_address: string;
     to_address: string | null;
     input: string;
+    inner_calls: { to: string; input: string }[] | null;
     address: string;
     log_index: number;
     topics: (string | null)[];
@@ -73,6 +74,10 @@ async function storedBundles(db: Database, addresses: string[], from: number, to
     `SELECT '0x' || encode(t.hash, 'hex') AS hash, t.block_number, '0x' || encode(t.block_hash, 'hex') AS block_hash,
        t.index, '0x' || encode(t.from_address, 'hex') AS from_address,
        '0x' || encode(t.to_address, 'hex') AS to_address, '0x' || encode(t.input, 'hex') AS input,
+       (SELECT json_agg(json_build_object('to', '0x' || encode(i.to_address, 'hex'), 'input', '0x' || encode(i.input, 'hex')))
+        FROM internal_transactions i
+        WHERE i.block_number = t.block_number AND i.transaction_index = t.index AND i.index > 0
+          AND i.type = 'call' AND i.error IS NULL AND i.to_address = ANY($1::text[]::bytea[])) AS inner_calls,
        '0x' || encode(l.address, 'hex') AS address, l.log_index,
        array['0x' || encode(l.topic0, 'hex'), '0x' || encode(l.topic1, 'hex'),
              '0x' || encode(l.topic2, 'hex'), '0x' || encode(l.topic3, 'hex')] AS topics,
@@ -94,6 +99,7 @@ async function storedBundles(db: Database, addresses: string[], from: number, to
         from: row.from_address,
         to: row.to_address,
         input: row.input,
+        innerCalls: row.inner_calls ?? [],
         logs: [],
       };
       bundles.set(row.hash, bundle);

@@ -40,7 +40,12 @@ function userOperationEvent(
   };
 }
 
-function bundle(to: Address, input: Hex, logs: BundleTransaction["logs"]): BundleTransaction {
+function bundle(
+  to: Address,
+  input: Hex,
+  logs: BundleTransaction["logs"],
+  innerCalls: BundleTransaction["innerCalls"] = [],
+): BundleTransaction {
   return {
     hash: hashOf(99),
     blockNumber: 7,
@@ -49,6 +54,7 @@ function bundle(to: Address, input: Hex, logs: BundleTransaction["logs"]): Bundl
     from: bundler,
     to,
     input,
+    innerCalls,
     logs,
   };
 }
@@ -165,6 +171,12 @@ describe("extractUserOperations", () => {
       signature: null,
       initCode: null,
     });
+    // With the trace, the relayed bundle's inner call to the EntryPoint carries the operation's fields.
+    const [traced] = extractUserOperations(
+      [bundle(bundler, "0xdeadbeef", [userOperationEvent(v06, 2, 1n)], [{ to: v06, input }])],
+      entryPoints,
+    );
+    expect(traced).toMatchObject({ hash: hashOf(2), callGasLimit: 1n, signature: "0x66" });
   });
 
   it("ignores entry points that are not configured and logs that do not decode", () => {

@@ -63,6 +63,11 @@ export type BundleTransaction = {
   from: string;
   to: string | null;
   input: string;
+  /**
+   * Inner calls (from the trace) that reached a configured entry point: a bundle relayed by another
+   * contract carries its `handleOps` input there. Empty without traces.
+   */
+  innerCalls: { to: string; input: string }[];
   logs: BundleLog[];
 };
 
@@ -178,12 +183,18 @@ export function extractUserOperations(
       }
     }
     if (events.length === 0) continue;
+    // Each operation's own fields, keyed by entry point, sender and nonce, from every call that reached an
+    // entry point: the transaction itself, or inner calls when another contract relayed the bundle.
     const inputs = new Map<string, InputFields>();
-    const to = transaction.to?.toLowerCase();
-    const targetGroup = to === undefined ? undefined : byAddress.get(to);
-    if (targetGroup !== undefined) {
-      for (const [key, fields] of bundleInputs(targetGroup, transaction.input as Hex))
-        inputs.set(key, fields);
+    const calls = [
+      ...(transaction.to === null ? [] : [{ to: transaction.to, input: transaction.input }]),
+      ...transaction.innerCalls,
+    ];
+    for (const call of calls) {
+      const to = call.to.toLowerCase();
+      const group = byAddress.get(to);
+      if (group === undefined) continue;
+      for (const [key, fields] of bundleInputs(group, call.input as Hex)) inputs.set(`${to}:${key}`, fields);
     }
     for (const { log, group, args } of events) {
       const hash = args.userOpHash.toLowerCase() as Hex;
@@ -208,7 +219,7 @@ export function extractUserOperations(
         factory: factories.get(hash) ?? null,
         bundler: transaction.from.toLowerCase() as Address,
         revertReason: revertReasons.get(hash) ?? null,
-        ...((to === entryPoint ? inputs.get(`${sender}:${args.nonce}`) : undefined) ?? noInput),
+        ...(inputs.get(`${entryPoint}:${sender}:${args.nonce}`) ?? noInput),
       });
     }
   }
@@ -325,6 +336,10 @@ export function bundleTransactionsOf(range: FetchedRange, entryPoints: EntryPoin
     block.transactions.forEach((transaction, t) => {
       const { logs } = range.receipts[b][t];
       if (!logs.some((log) => byAddress.has(log.address.toLowerCase()))) return;
+      const innerCalls = (range.internalTransactions?.[b]?.[t] ?? [])
+        .filter((frame) => frame.index > 0 && frame.type === "call" && frame.error === null)
+        .filter((frame) => frame.to !== null && byAddress.has(frame.to))
+        .map((frame) => ({ to: frame.to as string, input: frame.input }));
       bundles.push({
         hash: transaction.hash,
         blockNumber: Number(block.number),
@@ -333,6 +348,7 @@ export function bundleTransactionsOf(range: FetchedRange, entryPoints: EntryPoin
         from: transaction.from,
         to: transaction.to ?? null,
         input: transaction.input,
+        innerCalls,
         logs: logs.map((log) => ({
           address: log.address,
           topics: log.topics as string[],
