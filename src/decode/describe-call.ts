@@ -29,8 +29,24 @@ export function describeCall({
   imported,
   tokenType,
 }: DescribeCallParameters): DescribeCallReturnType {
-  const standard = tokenType ? tokenStandardAbis[tokenType] : undefined;
-  const abi = imported || standard ? [...(imported ?? []), ...(standard ?? [])] : null;
+  const abi = callAbi(imported, tokenType);
   const decodedInput = toIsContract ? decodeInput({ input, abi }) : null;
   return { abi, decodedInput, method: transactionMethod({ input, decodedInput, toIsContract }) };
+}
+
+/** Imported ABIs joined with a token standard, per imported ABI object: ABIs are indexed once per object. */
+const joined = new WeakMap<Abi, Map<string, Abi>>();
+
+/**
+ * The imported ABI followed by the token's standard, the same object each time for the same pair, so that
+ * the rows of a page that call one contract reuse its index instead of rebuilding it per row.
+ */
+function callAbi(imported: Abi | null | undefined, tokenType: string | null | undefined): Abi | null {
+  const standard = tokenType ? tokenStandardAbis[tokenType] : undefined;
+  if (!imported || !standard) return imported ?? standard ?? null;
+  const byType = joined.get(imported) ?? new Map<string, Abi>();
+  joined.set(imported, byType);
+  const abi = byType.get(tokenType as string) ?? [...imported, ...standard];
+  byType.set(tokenType as string, abi);
+  return abi;
 }

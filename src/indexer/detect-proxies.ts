@@ -15,6 +15,7 @@ import { isMethodNotSupported, type RpcResponseError } from "../rpc/errors.ts";
 import { eth_call } from "../rpc/eth_call.ts";
 import { eth_getCode } from "../rpc/eth_getCode.ts";
 import { eth_getStorageAt } from "../rpc/eth_getStorageAt.ts";
+import { perBlock } from "../rpc/per-block.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
 import type { InternalTransaction } from "./map-traces.ts";
 
@@ -205,35 +206,6 @@ async function readProxies(client: RpcClient, candidates: Candidate[]): Promise<
   return detections
     .filter((detection, i) => candidates[i].refresh || detection.proxyType !== null)
     .map(({ ask: _ask, ...detection }) => detection);
-}
-
-/**
- * Runs `read` once per block for the items read at that block, in parallel, and returns the answers in
- * the items' order: the node methods used here take one block per batch.
- */
-async function perBlock<Item extends { blockNumber: bigint }, Answer>(
-  items: Item[],
-  read: (blockNumber: bigint, group: Item[]) => Promise<Answer[]>,
-): Promise<Answer[]> {
-  const groups = new Map<bigint, number[]>();
-  items.forEach((item, i) => {
-    const group = groups.get(item.blockNumber);
-    if (group) group.push(i);
-    else groups.set(item.blockNumber, [i]);
-  });
-  const answers: Answer[] = new Array(items.length);
-  await Promise.all(
-    [...groups].map(async ([blockNumber, positions]) => {
-      const got = await read(
-        blockNumber,
-        positions.map((i) => items[i]),
-      );
-      positions.forEach((i, j) => {
-        answers[i] = got[j];
-      });
-    }),
-  );
-  return answers;
 }
 
 /** The nonzero address held by a 32-byte word whose upper 12 bytes are zero, else null. */

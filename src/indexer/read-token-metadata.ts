@@ -9,6 +9,7 @@ import {
 } from "viem";
 import type { RpcClient } from "../rpc/client.ts";
 import { eth_call } from "../rpc/eth_call.ts";
+import { perBlock } from "../rpc/per-block.ts";
 
 const abi = parseAbi([
   "function name() view returns (string)",
@@ -53,16 +54,14 @@ export type TokenReadings = Map<Address, TokenMetadata>;
  * symbols may be strings or `bytes32` (as older tokens return them).
  */
 export async function readTokenMetadata(client: RpcClient, reads: TokenRead[]): Promise<TokenReadings> {
-  const jobs: { address: Address; field: TokenField; block: bigint }[] = [];
+  const jobs: { address: Address; field: TokenField; blockNumber: bigint }[] = [];
   for (const read of reads) {
     if (read.describeAt !== null) {
       for (const field of ["name", "symbol", "decimals", "supportsErc721", "supportsErc1155"] as const)
-        jobs.push({ address: read.address, field, block: read.describeAt });
+        jobs.push({ address: read.address, field, blockNumber: read.describeAt });
     }
-    jobs.push({ address: read.address, field: "totalSupply", block: read.supplyAt });
+    jobs.push({ address: read.address, field: "totalSupply", blockNumber: read.supplyAt });
   }
-  const byBlock = new Map<bigint, typeof jobs>();
-  for (const job of jobs) byBlock.set(job.block, [...(byBlock.get(job.block) ?? []), job]);
   const result: TokenReadings = new Map(
     reads.map((read) => [
       read.address,
@@ -78,30 +77,27 @@ export async function readTokenMetadata(client: RpcClient, reads: TokenRead[]): 
       },
     ]),
   );
-  await Promise.all(
-    [...byBlock].map(async ([blockNumber, blockJobs]) => {
-      const answers = await eth_call(client, {
-        blockNumber,
-        calls: blockJobs.map((job) => ({
-          to: job.address,
-          data:
-            job.field === "supportsErc721" || job.field === "supportsErc1155"
-              ? encodeFunctionData({
-                  abi: erc165Abi,
-                  functionName: "supportsInterface",
-                  args: [interfaceIds[job.field]],
-                })
-              : encodeFunctionData({ abi, functionName: job.field }),
-        })),
-      });
-      blockJobs.forEach((job, i) => {
-        const answer = answers[i];
-        const metadata = result.get(job.address) as TokenMetadata;
-        if (typeof answer !== "string") return;
-        (metadata as Record<string, unknown>)[job.field] = decodeField(job.field, answer);
-      });
+  const answers = await perBlock(jobs, (blockNumber, blockJobs) =>
+    eth_call(client, {
+      blockNumber,
+      calls: blockJobs.map((job) => ({
+        to: job.address,
+        data:
+          job.field === "supportsErc721" || job.field === "supportsErc1155"
+            ? encodeFunctionData({
+                abi: erc165Abi,
+                functionName: "supportsInterface",
+                args: [interfaceIds[job.field]],
+              })
+            : encodeFunctionData({ abi, functionName: job.field }),
+      })),
     }),
   );
+  jobs.forEach((job, i) => {
+    const answer = answers[i];
+    if (typeof answer !== "string") return;
+    (result.get(job.address) as Record<string, unknown>)[job.field] = decodeField(job.field, answer);
+  });
   return result;
 }
 
