@@ -9,6 +9,7 @@ import { createIndexer, type Indexer } from "./indexer/create-indexer.ts";
 import { createMetadataFetcher } from "./indexer/create-metadata-fetcher.ts";
 import { createAbiDirWatcher } from "./indexer/watch-abi-dir.ts";
 import type { Logger } from "./logger.ts";
+import type { Metrics } from "./metrics.ts";
 import { createRpcClient } from "./rpc/client.ts";
 
 export type OpenStoreParameters = { config: Config; logger: Logger };
@@ -25,18 +26,21 @@ export type CreateChainIndexerParameters = {
   config: Config & { rpcUrl: string };
   db: Database;
   logger: Logger;
+  /** Where the node's calls and the indexer's progress are reported. */
+  metrics?: Metrics;
 };
 
 /**
  * The indexer for the configured node. Its `run` also fetches NFT metadata in the background and
  * imports the ABI folder as it changes; when the indexer or the fetcher stops with an error, all stop.
  */
-export function createChainIndexer({ config, db, logger }: CreateChainIndexerParameters): Indexer {
+export function createChainIndexer({ config, db, logger, metrics }: CreateChainIndexerParameters): Indexer {
   const client = createRpcClient({
     url: config.rpcUrl,
     batchSize: config.rpcBatchSize,
     concurrency: config.concurrency * 2,
     timeoutMs: config.rpcTimeoutMs,
+    metrics,
   });
   const metadata = createMetadataFetcher({ db, client, logger, ipfsGateway: config.ipfsGateway });
   const abis = createAbiDirWatcher({ db, logger, folder: config.abiDir ?? join(config.dataDir, "abis") });
@@ -52,6 +56,7 @@ export function createChainIndexer({ config, db, logger }: CreateChainIndexerPar
     tracer: config.tracer,
     entryPoints: { v06: config.entryPointsV06, v07: config.entryPointsV07, v08: config.entryPointsV08 },
   });
+  metrics?.watchIndexer(() => indexer.status());
   return {
     ...indexer,
     async run(signal) {
@@ -74,13 +79,30 @@ export function createChainIndexer({ config, db, logger }: CreateChainIndexerPar
   };
 }
 
-export type ServeParameters = { config: Config; db: Database; logger: Logger };
+export type ServeParameters = {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  /** Served at `/metrics`, with every request timed in it. */
+  metrics?: Metrics;
+  /** The indexer of this process, whose view of the node's head `/api/health` reports. */
+  indexer?: Indexer;
+};
 
 /** Starts the API on the configured host and port and returns the running server. */
-export async function serve({ config, db, logger }: ServeParameters): Promise<FastifyInstance> {
+export async function serve({
+  config,
+  db,
+  logger,
+  metrics,
+  indexer,
+}: ServeParameters): Promise<FastifyInstance> {
   const app = await createApiServer({
     db,
     logger,
+    metrics,
+    nodeHead: indexer && (() => indexer.status().headBlock),
+    healthyBlocksPeriodMs: config.healthyBlocksPeriodMs,
     protocols: actionProtocols(config),
     interpreterUrl: config.interpreterUrl,
     nativeSymbol: config.coin,

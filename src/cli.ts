@@ -7,6 +7,7 @@ import { AbiImportIncompleteError, importAbis } from "./db/import-abis.ts";
 import { AbiFileError } from "./decode/read-abi-file.ts";
 import { ReorgTooDeepError } from "./indexer/create-indexer.ts";
 import { createLogger, type Logger } from "./logger.ts";
+import { createMetrics } from "./metrics.ts";
 
 const usage = `Usage: sextant <command> [options]
 
@@ -37,9 +38,10 @@ const commands: Record<string, Command> = {
   async start(config, logger, signal) {
     const withRpc = requireRpc(config);
     const db = await openStore({ config, logger });
-    const indexer = createChainIndexer({ config: withRpc, db, logger });
+    const metrics = createMetrics();
+    const indexer = createChainIndexer({ config: withRpc, db, logger, metrics });
     await indexer.prepare();
-    const app = await serve({ config, db, logger });
+    const app = await serve({ config, db, logger, metrics, indexer });
     logger.info(
       {
         url: `http://${config.host}:${config.port}/api/v2`,
@@ -66,7 +68,7 @@ const commands: Record<string, Command> = {
   },
   async serve(config, logger, signal) {
     const db = await openStore({ config, logger });
-    const app = await serve({ config, db, logger });
+    const app = await serve({ config, db, logger, metrics: createMetrics() });
     logger.info(
       {
         url: `http://${config.host}:${config.port}/api/v2`,

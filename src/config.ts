@@ -54,6 +54,11 @@ export type Config = {
   coin: string;
   /** Blockscout-compatible transaction interpretation service asked first for endpoint 7 (`SEXTANT_INTERPRETER_URL`). */
   interpreterUrl?: string;
+  /**
+   * How old the newest stored block may be before `/api/health` compares it with the node's head
+   * (Blockscout's `HEALTHY_BLOCKS_PERIOD`, `--healthy-blocks-period`), in ms.
+   */
+  healthyBlocksPeriodMs: number;
   /** pino log level (`LOG_LEVEL`, `--log-level`). */
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 };
@@ -111,6 +116,15 @@ const addressList = (raw: string, name: string): Address[] => {
       throw new ConfigError(`${name} must be a comma-separated list of addresses or "none"`);
     return parsed;
   });
+};
+
+const durationUnits: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** A duration as Blockscout writes it (`30s`, `5m`, `1h`), or a bare number of milliseconds. */
+const duration = (raw: string, name: string): number => {
+  const match = /^(\d+)(ms|s|m|h)?$/.exec(raw);
+  if (!match) throw new ConfigError(`${name} must be a duration such as 300000, 30s, 5m or 1h, got "${raw}"`);
+  return Number(match[1]) * durationUnits[match[2] ?? "ms"];
 };
 
 const tracers = ["auto", "callTracer", "parity", "none"];
@@ -175,6 +189,7 @@ const fields: Record<keyof Config, Field> = {
     flag: "interpreter-url",
     parse: url(["http:", "https:"]),
   },
+  healthyBlocksPeriodMs: { env: "HEALTHY_BLOCKS_PERIOD", flag: "healthy-blocks-period", parse: duration },
   logLevel: {
     env: "LOG_LEVEL",
     flag: "log-level",
@@ -206,6 +221,7 @@ const defaults: Config = {
   uniswapV3PositionManager: "0xC36442b4a4522E871399CD717aBDD847Ab11FE88",
   aaveV3Pool: "0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2",
   coin: "ETH",
+  healthyBlocksPeriodMs: 5 * 60_000,
   logLevel: "info",
 };
 

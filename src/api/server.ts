@@ -4,14 +4,17 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyReply,
   LogController,
 } from "fastify";
 import { loadConfig } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { type ChainHead, readChainHead } from "../db/queries/chain-head.ts";
 import type { Logger } from "../logger.ts";
-import { type AskInterpreter, createInterpreterClient } from "./ask-interpreter.ts";
-import { ApiError, invalidParameters } from "./errors.ts";
+import type { Metrics } from "../metrics.ts";
+import { createInterpreterClient } from "./ask-interpreter.ts";
+import type { ApiContext } from "./context.ts";
+import { ApiError, invalidParameters, isDatabaseUnavailable } from "./errors.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { accountAbstractionStatusRoute } from "./routes/account-abstraction-status.ts";
 import { addressInternalTransactionsRoute } from "./routes/address-internal-transactions.ts";
@@ -20,21 +23,20 @@ import { addressNftCollectionsRoute } from "./routes/address-nft-collections.ts"
 import { addressTokensRoute } from "./routes/address-tokens.ts";
 import { addressTransactionsRoute } from "./routes/address-transactions.ts";
 import { docsRoutes } from "./routes/docs.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { metricsRoute } from "./routes/metrics.ts";
 import { tokenHoldersRoutes } from "./routes/token-holders.ts";
 import { tokenTransfersRoutes } from "./routes/token-transfers.ts";
 import { transactionSummaryRoute } from "./routes/transaction-summary.ts";
 import { withdrawalsRoutes } from "./routes/withdrawals.ts";
 import { type ActionProtocols, actionProtocols } from "./transaction-actions.ts";
 
-/** What every route needs: the database, the (briefly cached) indexed head and the configured protocols. */
-export type ApiContext = {
-  db: Database;
-  chainHead: () => Promise<ChainHead>;
-  protocols: ActionProtocols;
-  askInterpreter?: AskInterpreter;
-  /** The native currency's symbol, as summaries name it. */
-  nativeSymbol: string;
-};
+/** Long enough for any valid path parameter, so that a too long one gets the contract's 422. */
+const maxParamLength = 1_000;
+/** A client's `x-request-id` is kept only when it is short and plain; otherwise one is generated. */
+const plainRequestId = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export type { ApiContext } from "./context.ts";
 
 export type CreateApiServerParameters = {
   db: Database;
@@ -45,6 +47,14 @@ export type CreateApiServerParameters = {
   interpreterUrl?: string;
   /** The native currency's symbol (`ETH` when absent). */
   nativeSymbol?: string;
+  /** Metrics to record requests in and serve at `/metrics`; none when absent. */
+  metrics?: Metrics;
+  /** The node's latest block as this process's indexer last saw it, for `/api/health`. */
+  nodeHead?: () => bigint | null;
+  /** Blockscout's `HEALTHY_BLOCKS_PERIOD`: 5 minutes when absent. */
+  healthyBlocksPeriodMs?: number;
+  /** Longest time a client may take to send a whole request (10 s when absent). */
+  requestTimeoutMs?: number;
 };
 
 /**
@@ -57,18 +67,42 @@ export async function createApiServer({
   protocols = actionProtocols(loadConfig({ env: {} })),
   interpreterUrl,
   nativeSymbol = "ETH",
+  metrics,
+  nodeHead,
+  healthyBlocksPeriodMs = 5 * 60_000,
+  requestTimeoutMs = 10_000,
 }: CreateApiServerParameters): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (logger || undefined) as FastifyBaseLogger | undefined,
     // Per-request lines would dominate the log of a busy explorer; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
-    requestIdHeader: "x-request-id",
-    genReqId: () => randomUUID(),
+    genReqId: (request) => {
+      const sent = request.headers["x-request-id"];
+      return typeof sent === "string" && plainRequestId.test(sent) ? sent : randomUUID();
+    },
+    // An API request has no body to wait for: a client slower than this only holds a socket. Node checks
+    // the deadlines every connectionsCheckingInterval (30 s by default), so the check runs more often.
+    requestTimeout: requestTimeoutMs,
+    http: {
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs),
+    },
+    routerOptions: { maxParamLength },
+    // Answers that Node's HTTP parser and fastify's router give before any route runs, in the contract's shape.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: (error, _request, reply) => {
+      const tooLong = error.code === "FST_ERR_MAX_PARAM_LENGTH";
+      (reply as FastifyReply)
+        .code(tooLong ? 414 : 400)
+        .send({ message: tooLong ? "URI too long" : "Malformed URL" });
+    },
     ajv: {
       customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false },
     },
   });
-  await app.register(cors, { origin: "*" });
+  // Not strict: a bare OPTIONS (no Origin or requested method) is answered like a preflight, not with a 400.
+  await app.register(cors, { origin: "*", strictPreflight: false });
   // Before the routes: the OpenAPI document is collected from each route as it is registered.
   await registerOpenApi(app);
   await docsRoutes(app);
@@ -79,6 +113,13 @@ export async function createApiServer({
   app.setErrorHandler((caught: FastifyError | ApiError, request, reply) => {
     const error = "validation" in caught && caught.validation ? invalidParameters(caught.validation) : caught;
     if (error instanceof ApiError) return reply.status(error.statusCode).send(error.body);
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, "database unavailable");
+      return reply
+        .status(503)
+        .header("retry-after", "5")
+        .send({ message: "Database unavailable, try again shortly" });
+    }
     const status = typeof error.statusCode === "number" && error.statusCode < 500 ? error.statusCode : 500;
     if (status >= 500) {
       request.log.error({ err: error }, "request failed");
@@ -98,7 +139,11 @@ export async function createApiServer({
     protocols,
     askInterpreter: interpreterUrl ? createInterpreterClient({ url: interpreterUrl }) : undefined,
     nativeSymbol,
+    nodeHead,
+    healthyBlocksPeriodMs,
   };
+  if (metrics) metricsRoute(app, metrics);
+  healthRoutes(app, context);
   addressTransactionsRoute(app, context);
   addressLogsRoute(app, context);
   withdrawalsRoutes(app, context);
@@ -124,4 +169,35 @@ function cachedChainHead(db: Database): () => Promise<ChainHead> {
     }
     return cached.value;
   };
+}
+
+const statusTexts: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  413: "Payload Too Large",
+  431: "Request Header Fields Too Large",
+};
+
+/**
+ * Answers what Node's HTTP parser rejects (malformed requests, oversized headers, requests slower than
+ * the timeout) with `{"message"}` like every other error, then closes the connection.
+ */
+function answerClientError(error: Error & { code?: string }, socket: import("node:net").Socket): void {
+  const status =
+    error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? 408
+      : error.code === "HPE_HEADER_OVERFLOW"
+        ? 431
+        : error.code === "HPE_CHUNK_EXTENSIONS_OVERFLOW"
+          ? 413
+          : 400;
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({ message: statusTexts[status] });
+  socket.end(
+    `HTTP/1.1 ${status} ${statusTexts[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }

@@ -63,6 +63,9 @@ export type IndexerStatus = {
   following: boolean;
   /** The tracer in use, known after `prepare`. */
   tracer: Tracer | null;
+  /** Blocks and transactions written since the indexer was created. */
+  blocksWritten: number;
+  transactionsWritten: number;
 };
 
 export type Indexer = {
@@ -95,7 +98,14 @@ export function createIndexer({
 }: CreateIndexerParameters): Indexer {
   const knownContracts = new Set<Address>();
   const describedTokens = new Set<Address>();
-  const state: IndexerStatus = { indexedBlock: null, headBlock: null, following: false, tracer: null };
+  const state: IndexerStatus = {
+    indexedBlock: null,
+    headBlock: null,
+    following: false,
+    tracer: null,
+    blocksWritten: 0,
+    transactionsWritten: 0,
+  };
   let pastRpcRecorded = false;
 
   async function prepare() {
@@ -168,6 +178,7 @@ export function createIndexer({
     }
     const began = Date.now();
     let written = 0;
+    let writtenTransactions = 0;
     let lastLog = began;
     // Fetches run up to `concurrency` ranges ahead; writes happen strictly in order.
     const inFlight: Promise<FetchedRange>[] = [];
@@ -199,12 +210,26 @@ export function createIndexer({
         return state.indexedBlock;
       }
       state.indexedBlock = range.to;
+      const transactions = range.blocks.reduce((sum, block) => sum + block.transactions.length, 0);
       written += range.blocks.length;
+      writtenTransactions += transactions;
+      state.blocksWritten += range.blocks.length;
+      state.transactionsWritten += transactions;
       logger.debug({ from: Number(range.from), to: Number(range.to) }, "range written");
       if (Date.now() - lastLog > 5_000) {
         lastLog = Date.now();
-        const rate = Math.round((written * 1000) / (lastLog - began));
-        logger.info({ indexed: Number(range.to), head: Number(head), blocksPerSecond: rate }, "catching up");
+        const seconds = (lastLog - began) / 1000;
+        const blocksPerSecond = written / seconds;
+        logger.info(
+          {
+            indexed: Number(range.to),
+            head: Number(head),
+            blocksPerSecond: Math.round(blocksPerSecond),
+            transactionsPerSecond: Math.round(writtenTransactions / seconds),
+            etaSeconds: Math.round(Number(head - range.to) / blocksPerSecond),
+          },
+          "catching up",
+        );
       }
     }
     return reachedHead(target);

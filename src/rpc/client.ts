@@ -1,3 +1,4 @@
+import type { Metrics } from "../metrics.ts";
 import { RpcError, RpcHttpError, RpcResponseError, RpcTimeoutError, RpcTransportError } from "./errors.ts";
 
 export type RpcCall = { method: string; params: unknown[] };
@@ -18,6 +19,8 @@ export type RpcClientParameters = {
   retryDelayMs?: number;
   /** Called once per failed attempt that will be retried. */
   onRetry?: (error: RpcError, attempt: number) => void;
+  /** Where calls, failures and request durations are counted. */
+  metrics?: Pick<Metrics, "rpcCalls" | "rpcErrors" | "rpcDuration">;
 };
 
 export type RpcClient = {
@@ -58,6 +61,7 @@ export function createRpcClient({
   retries = 5,
   retryDelayMs = 100,
   onRetry,
+  metrics,
 }: RpcClientParameters): RpcClient {
   let nextId = 1;
   let active = 0;
@@ -122,6 +126,22 @@ export function createRpcClient({
     }
   }
 
+  /** Runs one HTTP request of `calls`, counted by method; a batch is timed under its first call's method. */
+  async function observed<T>(calls: RpcCall[], send: () => Promise<T>): Promise<T> {
+    if (!metrics) return send();
+    const method = calls[0]?.method ?? "";
+    for (const call of calls) metrics.rpcCalls.inc({ method: call.method });
+    const stopTimer = metrics.rpcDuration.startTimer({ method });
+    try {
+      return await send();
+    } catch (error) {
+      metrics.rpcErrors.inc({ method, error: error instanceof Error ? error.name : "Error" });
+      throw error;
+    } finally {
+      stopTimer();
+    }
+  }
+
   function answerOf(call: RpcCall, answer: JsonRpcAnswer | undefined): unknown {
     if (answer === undefined) throw new RpcTransportError(`node left ${call.method} unanswered in a batch`);
     if (answer.error) {
@@ -150,7 +170,7 @@ export function createRpcClient({
         method: call.method,
         params: call.params,
       }));
-      const answer = await post(calls.length === 1 ? body[0] : body);
+      const answer = await observed(calls, () => post(calls.length === 1 ? body[0] : body));
       const answers = Array.isArray(answer) ? (answer as JsonRpcAnswer[]) : [answer as JsonRpcAnswer];
       // A single-call error object from a node that rejects batches arrives without an array.
       if (calls.length > 1 && !Array.isArray(answer)) answerOf(calls[0], answer as JsonRpcAnswer);

@@ -19,3 +19,13 @@ export async function readChainHead(db: Queryable): Promise<ChainHead> {
     averageBlockTimeMs: row?.average_ms == null ? null : Math.round(Number(row.average_ms)),
   };
 }
+
+export type LatestBlock = { number: number; timestamp: number };
+
+/** The highest stored block's number and timestamp (seconds), or null for an empty database. */
+export async function readLatestBlock(db: Queryable): Promise<LatestBlock | null> {
+  const [row] = await db.query<LatestBlock>(
+    "SELECT number, timestamp FROM blocks ORDER BY number DESC LIMIT 1",
+  );
+  return row ?? null;
+}

@@ -1,0 +1,18 @@
+import type { Database } from "../db/client.ts";
+import type { ChainHead } from "../db/queries/chain-head.ts";
+import type { AskInterpreter } from "./ask-interpreter.ts";
+import type { ActionProtocols } from "./transaction-actions.ts";
+
+/** What every route needs: the database, the (briefly cached) indexed head and the configured protocols. */
+export type ApiContext = {
+  db: Database;
+  chainHead: () => Promise<ChainHead>;
+  protocols: ActionProtocols;
+  askInterpreter?: AskInterpreter;
+  /** The native currency's symbol, as summaries name it. */
+  nativeSymbol: string;
+  /** The node's latest block as the indexer in this process last saw it; absent without an indexer. */
+  nodeHead?: () => bigint | null;
+  /** How old the database's newest block may be before health looks at the node's lead. */
+  healthyBlocksPeriodMs: number;
+};

@@ -1,0 +1,210 @@
+import { connect, createServer, type Server, type Socket } from "node:net";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createApiServer } from "../src/api/server.ts";
+import { openDatabase } from "../src/db/client.ts";
+import { createMetrics, type Metrics } from "../src/metrics.ts";
+import { createRpcClient } from "../src/rpc/client.ts";
+import { createTestDatabase, databaseKinds } from "./support/databases.ts";
+import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
+
+/** Sends `text` on a new connection and returns everything the server answers before closing. */
+function exchange(port: number, text: string, timeoutMs = 5_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let answer = "";
+    const socket = connect(port, "127.0.0.1", () => socket.write(text));
+    socket.setEncoding("utf8").on("data", (chunk) => {
+      answer += chunk;
+    });
+    socket.on("close", () => resolve(answer));
+    socket.on("error", reject);
+    socket.setTimeout(timeoutMs, () => {
+      socket.destroy();
+      reject(new Error(`no close within ${timeoutMs} ms; got ${JSON.stringify(answer)}`));
+    });
+  });
+}
+
+function parseAnswer(answer: string): { status: number; headers: string; body: unknown } {
+  const [head, body] = answer.split("\r\n\r\n");
+  return { status: Number(head.split(" ")[1]), headers: head.toLowerCase(), body: JSON.parse(body) };
+}
+
+describe.each(databaseKinds)("operations over HTTP (%s)", (kind) => {
+  let chain: IndexedChain;
+  let metrics: Metrics;
+  let port: number;
+
+  beforeAll(async () => {
+    metrics = createMetrics();
+    const client = createRpcClient({ url: inject("demoRpcUrl"), metrics });
+    chain = await indexIntoNewDatabase(kind, client, {
+      api: { metrics, nodeHead: () => chain.indexer.status().headBlock, requestTimeoutMs: 500 },
+    });
+    metrics.watchIndexer(() => chain.indexer.status());
+    await chain.app.listen({ host: "127.0.0.1", port: 0 });
+    port = (chain.app.server.address() as { port: number }).port;
+  });
+  afterAll(() => chain?.close());
+
+  it("reports health as Blockscout does, with the database's and the node's heads", async () => {
+    const { indexedBlock, headBlock } = chain.indexer.status();
+    const health = await fetch(`http://127.0.0.1:${port}/api/health`);
+    expect(health.status).toBe(200);
+    const body = await health.json();
+    expect(body).toMatchObject({ healthy: true, error: null });
+    expect(body.metadata.blocks.latest_block.db.number).toBe(String(indexedBlock));
+    expect(body.metadata.blocks.latest_block.node.number).toBe(String(headBlock));
+    expect(body.metadata.blocks.latest_block.db.timestamp).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
+    for (const probe of ["liveness", "readiness"]) {
+      const answer = await fetch(`http://127.0.0.1:${port}/api/health/${probe}`);
+      expect([answer.status, await answer.text()]).toEqual([200, "OK"]);
+    }
+  });
+
+  it("exposes indexing, RPC and request metrics in Prometheus' format", async () => {
+    await fetch(`http://127.0.0.1:${port}/api/v2/token-transfers`);
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const value = (pattern: RegExp) => Number(text.match(pattern)?.[1]);
+    const { indexedBlock, blocksWritten, transactionsWritten } = chain.indexer.status();
+    expect(value(/^sextant_indexed_block (\S+)$/m)).toBe(Number(indexedBlock));
+    expect(value(/^sextant_lag_blocks (\S+)$/m)).toBe(0);
+    expect(value(/^sextant_indexed_blocks_total (\S+)$/m)).toBe(blocksWritten);
+    expect(value(/^sextant_indexed_transactions_total (\S+)$/m)).toBe(transactionsWritten);
+    expect(transactionsWritten).toBeGreaterThan(blocksWritten);
+    expect(value(/^sextant_rpc_calls_total\{method="eth_getBlockReceipts"\} (\S+)$/m)).toBe(blocksWritten);
+    expect(
+      value(
+        /^sextant_http_request_duration_seconds_count\{route="\/api\/v2\/token-transfers",method="GET",status="200"\} (\S+)$/m,
+      ),
+    ).toBe(1);
+  });
+
+  it("keeps a plain client request id and replaces any other", async () => {
+    const plain = await fetch(`http://127.0.0.1:${port}/api/health/liveness`, {
+      headers: { "x-request-id": "trace-42.a:b" },
+    });
+    expect(plain.headers.get("x-request-id")).toBe("trace-42.a:b");
+    for (const sent of ["<script>alert(1)</script>", "x".repeat(65), "a b"]) {
+      const answer = await fetch(`http://127.0.0.1:${port}/api/health/liveness`, {
+        headers: { "x-request-id": sent },
+      });
+      expect(answer.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it("answers what fastify and Node reject before any route in the contract's shape", async () => {
+    const cases: [string, number][] = [
+      [`GET /api/v2/token-transfers HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(20_000)}\r\n\r\n`, 431],
+      ["NOT HTTP AT ALL\r\n\r\n", 400],
+      ["GET /api/v2/addresses/%E0%A4%A/transactions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 400],
+    ];
+    for (const [request, status] of cases) {
+      const answer = parseAnswer(await exchange(port, request));
+      expect(answer.status, request.slice(0, 40)).toBe(status);
+      expect(answer.headers).toContain("content-type: application/json; charset=utf-8");
+      expect(answer.body).toEqual({ message: expect.any(String) });
+      expect(JSON.stringify(answer.body)).not.toContain("%E0");
+    }
+    // A long path parameter reaches validation instead of the router's length limit.
+    const long = await fetch(`http://127.0.0.1:${port}/api/v2/addresses/0x${"a".repeat(500)}/transactions`);
+    expect(long.status).toBe(422);
+    // A bare OPTIONS is answered like a preflight.
+    const options = parseAnswer(
+      `${await exchange(port, "OPTIONS /api/v2/token-transfers HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")}null`,
+    );
+    expect(options.status).toBe(204);
+  });
+
+  it("closes a request that trickles in slower than the request timeout", async () => {
+    const started = Date.now();
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = "";
+      const socket: Socket = connect(port, "127.0.0.1", () =>
+        socket.write("GET /api/v2/token-transfers HTTP/1.1\r\n"),
+      );
+      const drip = setInterval(() => socket.writable && socket.write("X-Slow: 1\r\n"), 100);
+      socket.setEncoding("utf8").on("data", (chunk) => {
+        text += chunk;
+      });
+      socket.on("close", () => {
+        clearInterval(drip);
+        resolve(text);
+      });
+      socket.on("error", (error) => {
+        clearInterval(drip);
+        reject(error);
+      });
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(parseAnswer(answer)).toMatchObject({ status: 408, body: { message: expect.any(String) } });
+  });
+});
+
+describe.runIf(process.env.DATABASE_URL)("a lost database (postgres)", () => {
+  /** A TCP relay to PostgreSQL that the test can cut and restore, standing for a database restart. */
+  let relay: Server;
+  let relayPort: number;
+  const sockets = new Set<Socket>();
+  let app: FastifyInstance;
+  let drop: () => Promise<void>;
+  let closeDb: () => Promise<void>;
+
+  const openRelay = (target: URL) =>
+    new Promise<void>((resolve) => {
+      relay = createServer((client) => {
+        const upstream = connect(Number(target.port || 5432), target.hostname);
+        for (const socket of [client, upstream]) {
+          sockets.add(socket);
+          socket.on("close", () => sockets.delete(socket));
+          socket.on("error", () => socket.destroy());
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      relay.listen(relayPort, "127.0.0.1", () => {
+        relayPort = (relay.address() as { port: number }).port;
+        resolve();
+      });
+    });
+  const cutRelay = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      relay.close(() => resolve());
+    });
+
+  beforeAll(async () => {
+    const test = await createTestDatabase("postgres");
+    drop = test.drop;
+    const target = new URL(test.url as string);
+    relayPort = 0;
+    await openRelay(target);
+    const viaRelay = new URL(target);
+    viaRelay.port = String(relayPort);
+    const db = await openDatabase({ databaseUrl: viaRelay.toString() });
+    closeDb = () => db.close();
+    app = await createApiServer({ db });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await cutRelay().catch(() => {});
+    await closeDb?.().catch(() => {});
+    await drop?.();
+  });
+
+  it("answers 503 while the database is away and recovers by itself", async () => {
+    const url = "/api/v2/token-transfers";
+    expect((await app.inject(url)).statusCode).toBe(200);
+    await cutRelay();
+    const during = await app.inject(url);
+    expect(during.statusCode).toBe(503);
+    expect(during.json()).toEqual({ message: expect.any(String) });
+    expect(during.headers["retry-after"]).toBe("5");
+    await openRelay(new URL(process.env.DATABASE_URL as string));
+    let after = await app.inject(url);
+    for (let attempt = 0; after.statusCode !== 200 && attempt < 50; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await app.inject(url);
+    }
+    expect(after.statusCode).toBe(200);
+  });
+});
