@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { createApiServer } from "./api/server.ts";
 import { actionProtocols } from "./api/transaction-actions.ts";
-import type { Config } from "./config.ts";
+import { type Config, rateLimitsOf } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
 import { migrate } from "./db/migrate.ts";
 import { createIndexer, type Indexer } from "./indexer/create-indexer.ts";
@@ -103,6 +103,7 @@ export async function serve({
     metrics,
     nodeHead: indexer && (() => indexer.status().headBlock),
     healthyBlocksPeriodMs: config.healthyBlocksPeriodMs,
+    rateLimits: rateLimitsOf(config),
     protocols: actionProtocols(config),
     interpreterUrl: config.interpreterUrl,
     nativeSymbol: config.coin,

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { type Address, getAddress } from "viem";
 import { entryPoint06Address, entryPoint07Address, entryPoint08Address } from "viem/account-abstraction";
+import type { RateLimitParameters } from "./api/rate-limit.ts";
 import { BaseError } from "./errors.ts";
 import { defaultIpfsGateway } from "./indexer/fetch-token-metadata.ts";
 
@@ -59,6 +60,30 @@ export type Config = {
    * (Blockscout's `HEALTHY_BLOCKS_PERIOD`, `--healthy-blocks-period`), in ms.
    */
   healthyBlocksPeriodMs: number;
+  /** Blockscout's `API_RATE_LIMIT_DISABLED`: no API rate limit even where one is configured. */
+  apiRateLimitDisabled: boolean;
+  /** Requests per `apiRateLimitTimeIntervalMs` shared by all clients no other limit takes (`API_RATE_LIMIT`). */
+  apiRateLimit?: number;
+  /** `API_RATE_LIMIT_TIME_INTERVAL` (default 1 s). */
+  apiRateLimitTimeIntervalMs: number;
+  /** Requests per `apiRateLimitByIpTimeIntervalMs` from one client address (`API_RATE_LIMIT_BY_IP`). */
+  apiRateLimitByIp?: number;
+  /** `API_RATE_LIMIT_BY_IP_TIME_INTERVAL` (default 5 min). */
+  apiRateLimitByIpTimeIntervalMs: number;
+  /** An `apikey` with a budget of its own (`API_RATE_LIMIT_STATIC_API_KEY`). */
+  apiRateLimitStaticApiKey?: string;
+  /** Requests per `apiRateLimitByKeyTimeIntervalMs` sent with the static API key (`API_RATE_LIMIT_BY_KEY`). */
+  apiRateLimitByKey?: number;
+  /** `API_RATE_LIMIT_BY_KEY_TIME_INTERVAL` (default 1 s). */
+  apiRateLimitByKeyTimeIntervalMs: number;
+  /** Client addresses with a budget of their own (`API_RATE_LIMIT_WHITELISTED_IPS`, comma list). */
+  apiRateLimitWhitelistedIps: string[];
+  /** Requests per `apiRateLimitByWhitelistedIpTimeIntervalMs` from one whitelisted address (`API_RATE_LIMIT_BY_WHITELISTED_IP`). */
+  apiRateLimitByWhitelistedIp?: number;
+  /** `API_RATE_LIMIT_BY_WHITELISTED_IP_TIME_INTERVAL` (default 1 s). */
+  apiRateLimitByWhitelistedIpTimeIntervalMs: number;
+  /** `API_RATE_LIMIT_IS_BLOCKSCOUT_BEHIND_PROXY`: take the client address from `x-forwarded-for`. */
+  apiRateLimitBehindProxy: boolean;
   /** pino log level (`LOG_LEVEL`, `--log-level`). */
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 };
@@ -127,6 +152,11 @@ const duration = (raw: string, name: string): number => {
   return Number(match[1]) * durationUnits[match[2] ?? "ms"];
 };
 
+const boolean = (raw: string, name: string): boolean => {
+  if (raw !== "true" && raw !== "false") throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  return raw === "true";
+};
+
 const tracers = ["auto", "callTracer", "parity", "none"];
 const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
@@ -190,6 +220,62 @@ const fields: Record<keyof Config, Field> = {
     parse: url(["http:", "https:"]),
   },
   healthyBlocksPeriodMs: { env: "HEALTHY_BLOCKS_PERIOD", flag: "healthy-blocks-period", parse: duration },
+  apiRateLimitDisabled: { env: "API_RATE_LIMIT_DISABLED", flag: "api-rate-limit-disabled", parse: boolean },
+  apiRateLimit: { env: "API_RATE_LIMIT", flag: "api-rate-limit", parse: integer(1, 1_000_000_000) },
+  apiRateLimitTimeIntervalMs: {
+    env: "API_RATE_LIMIT_TIME_INTERVAL",
+    flag: "api-rate-limit-time-interval",
+    parse: duration,
+  },
+  apiRateLimitByIp: {
+    env: "API_RATE_LIMIT_BY_IP",
+    flag: "api-rate-limit-by-ip",
+    parse: integer(1, 1_000_000_000),
+  },
+  apiRateLimitByIpTimeIntervalMs: {
+    env: "API_RATE_LIMIT_BY_IP_TIME_INTERVAL",
+    flag: "api-rate-limit-by-ip-time-interval",
+    parse: duration,
+  },
+  apiRateLimitStaticApiKey: {
+    env: "API_RATE_LIMIT_STATIC_API_KEY",
+    flag: "api-rate-limit-static-api-key",
+    parse: (raw) => raw,
+  },
+  apiRateLimitByKey: {
+    env: "API_RATE_LIMIT_BY_KEY",
+    flag: "api-rate-limit-by-key",
+    parse: integer(1, 1_000_000_000),
+  },
+  apiRateLimitByKeyTimeIntervalMs: {
+    env: "API_RATE_LIMIT_BY_KEY_TIME_INTERVAL",
+    flag: "api-rate-limit-by-key-time-interval",
+    parse: duration,
+  },
+  apiRateLimitWhitelistedIps: {
+    env: "API_RATE_LIMIT_WHITELISTED_IPS",
+    flag: "api-rate-limit-whitelisted-ips",
+    parse: (raw) =>
+      raw
+        .split(",")
+        .map((ip) => ip.trim())
+        .filter(Boolean),
+  },
+  apiRateLimitByWhitelistedIp: {
+    env: "API_RATE_LIMIT_BY_WHITELISTED_IP",
+    flag: "api-rate-limit-by-whitelisted-ip",
+    parse: integer(1, 1_000_000_000),
+  },
+  apiRateLimitByWhitelistedIpTimeIntervalMs: {
+    env: "API_RATE_LIMIT_BY_WHITELISTED_IP_TIME_INTERVAL",
+    flag: "api-rate-limit-by-whitelisted-ip-time-interval",
+    parse: duration,
+  },
+  apiRateLimitBehindProxy: {
+    env: "API_RATE_LIMIT_IS_BLOCKSCOUT_BEHIND_PROXY",
+    flag: "api-rate-limit-behind-proxy",
+    parse: boolean,
+  },
   logLevel: {
     env: "LOG_LEVEL",
     flag: "log-level",
@@ -222,6 +308,14 @@ const defaults: Config = {
   aaveV3Pool: "0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2",
   coin: "ETH",
   healthyBlocksPeriodMs: 5 * 60_000,
+  // Blockscout's intervals; its limits themselves apply only when set.
+  apiRateLimitDisabled: false,
+  apiRateLimitTimeIntervalMs: 1_000,
+  apiRateLimitByIpTimeIntervalMs: 5 * 60_000,
+  apiRateLimitByKeyTimeIntervalMs: 1_000,
+  apiRateLimitWhitelistedIps: [],
+  apiRateLimitByWhitelistedIpTimeIntervalMs: 1_000,
+  apiRateLimitBehindProxy: false,
   logLevel: "info",
 };
 
@@ -252,3 +346,28 @@ export function loadConfig({ env = process.env, flags = {} }: LoadConfigParamete
 
 /** The flags `loadConfig` understands, with their environment names, for `--help`. */
 export const configOptions = Object.values(fields).map(({ env, flag }) => ({ env, flag }));
+
+/** The API rate limits the configuration sets, in the shape the API server takes; none when disabled. */
+export function rateLimitsOf(config: Config): RateLimitParameters {
+  if (config.apiRateLimitDisabled) return {};
+  const rule = (limit: number | undefined, intervalMs: number) =>
+    limit === undefined ? undefined : { limit, intervalMs };
+  const byKey = rule(config.apiRateLimitByKey, config.apiRateLimitByKeyTimeIntervalMs);
+  const whitelisted = rule(
+    config.apiRateLimitByWhitelistedIp,
+    config.apiRateLimitByWhitelistedIpTimeIntervalMs,
+  );
+  return {
+    global: rule(config.apiRateLimit, config.apiRateLimitTimeIntervalMs),
+    byIp: rule(config.apiRateLimitByIp, config.apiRateLimitByIpTimeIntervalMs),
+    staticApiKey:
+      byKey && config.apiRateLimitStaticApiKey
+        ? { key: config.apiRateLimitStaticApiKey, ...byKey }
+        : undefined,
+    whitelisted:
+      whitelisted && config.apiRateLimitWhitelistedIps.length > 0
+        ? { ips: config.apiRateLimitWhitelistedIps, ...whitelisted }
+        : undefined,
+    behindProxy: config.apiRateLimitBehindProxy,
+  };
+}

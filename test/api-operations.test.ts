@@ -1,8 +1,10 @@
 import { connect, createServer, type Server, type Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { RateLimitParameters } from "../src/api/rate-limit.ts";
 import { createApiServer } from "../src/api/server.ts";
 import { openDatabase } from "../src/db/client.ts";
+import { migrate } from "../src/db/migrate.ts";
 import { createMetrics, type Metrics } from "../src/metrics.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds } from "./support/databases.ts";
@@ -206,5 +208,67 @@ describe.runIf(process.env.DATABASE_URL)("a lost database (postgres)", () => {
       after = await app.inject(url);
     }
     expect(after.statusCode).toBe(200);
+  });
+});
+
+describe("API rate limits", () => {
+  let db: Awaited<ReturnType<typeof openDatabase>>;
+  beforeAll(async () => {
+    db = await openDatabase({ inMemory: true });
+    await migrate(db);
+  });
+  afterAll(() => db?.close());
+
+  const serverWith = (rateLimits: RateLimitParameters) => createApiServer({ db, rateLimits });
+
+  it("sets no limit and no headers unless configured", async () => {
+    const app = await serverWith({});
+    const answer = await app.inject("/api/v2/token-transfers");
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers["x-ratelimit-limit"]).toBeUndefined();
+    await app.close();
+  });
+
+  it("counts each address's requests and answers 429 in Blockscout's shape past the limit", async () => {
+    const app = await serverWith({ byIp: { limit: 3, intervalMs: 60_000 } });
+    const from = (remoteAddress: string) => app.inject({ url: "/api/v2/token-transfers", remoteAddress });
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await from("10.0.0.1"));
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 429]);
+    expect(answers.map((answer) => answer.headers["x-ratelimit-remaining"])).toEqual(["2", "1", "0", "0"]);
+    expect(answers[3].json()).toEqual({ message: "Too Many Requests" });
+    expect(answers[3].headers["x-ratelimit-limit"]).toBe("3");
+    expect(answers[3].headers["access-control-allow-origin"]).toBe("*");
+    const reset = Number(answers[3].headers["x-ratelimit-reset"]);
+    expect(reset).toBeGreaterThan(0);
+    expect(reset).toBeLessThanOrEqual(60_000);
+    // Another address has a budget of its own; health and docs are never limited.
+    expect((await from("10.0.0.2")).statusCode).toBe(200);
+    expect((await app.inject({ url: "/api/health/liveness", remoteAddress: "10.0.0.1" })).statusCode).toBe(
+      200,
+    );
+    await app.close();
+  });
+
+  it("gives the static API key and whitelisted addresses budgets of their own, and resets each window", async () => {
+    const app = await serverWith({
+      byIp: { limit: 1, intervalMs: 60_000 },
+      staticApiKey: { key: "secret", limit: 2, intervalMs: 60_000 },
+      whitelisted: { ips: ["10.0.0.9"], limit: 3, intervalMs: 200 },
+      behindProxy: true,
+    });
+    const request = (url: string, forwardedFor: string) =>
+      app.inject({ url, headers: { "x-forwarded-for": `${forwardedFor}, 127.0.0.1` } });
+    expect((await request("/api/v2/token-transfers", "10.0.0.5")).statusCode).toBe(200);
+    expect((await request("/api/v2/token-transfers", "10.0.0.5")).statusCode).toBe(429);
+    const keyed = await request("/api/v2/token-transfers?apikey=secret", "10.0.0.5");
+    expect([keyed.statusCode, keyed.headers["x-ratelimit-limit"]]).toEqual([200, "2"]);
+    const listed = [];
+    for (let i = 0; i < 4; i++)
+      listed.push((await request("/api/v2/token-transfers", "10.0.0.9")).statusCode);
+    expect(listed).toEqual([200, 200, 200, 429]);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect((await request("/api/v2/token-transfers", "10.0.0.9")).statusCode).toBe(200);
+    await app.close();
   });
 });

@@ -16,6 +16,7 @@ import { createInterpreterClient } from "./ask-interpreter.ts";
 import type { ApiContext } from "./context.ts";
 import { ApiError, invalidParameters, isDatabaseUnavailable } from "./errors.ts";
 import { registerOpenApi } from "./openapi.ts";
+import { type RateLimitParameters, registerRateLimit } from "./rate-limit.ts";
 import { accountAbstractionStatusRoute } from "./routes/account-abstraction-status.ts";
 import { addressInternalTransactionsRoute } from "./routes/address-internal-transactions.ts";
 import { addressLogsRoute } from "./routes/address-logs.ts";
@@ -55,6 +56,8 @@ export type CreateApiServerParameters = {
   healthyBlocksPeriodMs?: number;
   /** Longest time a client may take to send a whole request (10 s when absent). */
   requestTimeoutMs?: number;
+  /** Blockscout's API rate limits; none when absent. */
+  rateLimits?: RateLimitParameters;
 };
 
 /**
@@ -71,6 +74,7 @@ export async function createApiServer({
   nodeHead,
   healthyBlocksPeriodMs = 5 * 60_000,
   requestTimeoutMs = 10_000,
+  rateLimits = {},
 }: CreateApiServerParameters): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (logger || undefined) as FastifyBaseLogger | undefined,
@@ -103,6 +107,8 @@ export async function createApiServer({
   });
   // Not strict: a bare OPTIONS (no Origin or requested method) is answered like a preflight, not with a 400.
   await app.register(cors, { origin: "*", strictPreflight: false });
+  // After CORS, so that a browser can read a 429 too.
+  registerRateLimit(app, rateLimits);
   // Before the routes: the OpenAPI document is collected from each route as it is registered.
   await registerOpenApi(app);
   await docsRoutes(app);
