@@ -97,6 +97,9 @@ export async function serve({
   metrics,
   indexer,
 }: ServeParameters): Promise<FastifyInstance> {
+  const replica = config.readDatabaseUrl
+    ? await openDatabase({ databaseUrl: config.readDatabaseUrl })
+    : undefined;
   const app = await createApiServer({
     db,
     logger,
@@ -104,10 +107,13 @@ export async function serve({
     nodeHead: indexer && (() => indexer.status().headBlock),
     healthyBlocksPeriodMs: config.healthyBlocksPeriodMs,
     rateLimits: rateLimitsOf(config),
+    replica,
+    replicaMaxLagMs: config.replicaMaxLagMs,
     protocols: actionProtocols(config),
     interpreterUrl: config.interpreterUrl,
     nativeSymbol: config.coin,
   });
+  if (replica) app.addHook("onClose", () => replica.close());
   await app.listen({ host: config.host, port: config.port });
   return app;
 }

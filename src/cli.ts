@@ -12,7 +12,7 @@ import { createMetrics } from "./metrics.ts";
 const usage = `Usage: sextant <command> [options]
 
 Commands:
-  start     index the node and serve the API in one process
+  start     index the node and serve the API in one process (APPLICATION_MODE=indexer|api: one of them)
   index     index only
   serve     serve the API only (PostgreSQL; PGlite allows one process)
   migrate   bring the database schema up to date
@@ -35,7 +35,10 @@ function requireRpc(config: Config): Config & { rpcUrl: string } {
 }
 
 const commands: Record<string, Command> = {
-  async start(config, logger, signal) {
+  async start(config, logger, signal, invocation) {
+    // Blockscout's roles: one process may run only the indexer or only the API.
+    if (config.applicationMode === "indexer") return commands.index(config, logger, signal, invocation);
+    if (config.applicationMode === "api") return commands.serve(config, logger, signal, invocation);
     const withRpc = requireRpc(config);
     const db = await openStore({ config, logger });
     const metrics = createMetrics();

@@ -10,6 +10,15 @@ export type Config = {
   rpcUrl?: string;
   /** PostgreSQL URL (`DATABASE_URL`, `--database`); absent means embedded PGlite in `dataDir`. */
   databaseUrl?: string;
+  /**
+   * A streaming replica of `databaseUrl` that the API reads (`DATABASE_READ_ONLY_API_URL`, `--read-database`)
+   * while it lags at most `replicaMaxLagMs`.
+   */
+  readDatabaseUrl?: string;
+  /** Blockscout's `REPLICA_MAX_LAG` (`--replica-max-lag`): past it the API reads the primary. */
+  replicaMaxLagMs: number;
+  /** Blockscout's `APPLICATION_MODE`: what `sextant start` runs, the indexer and the API (`all`) or one of them. */
+  applicationMode: "all" | "indexer" | "api";
   /** Folder for PGlite and the demo's node state (`SEXTANT_DATA_DIR`, `--data-dir`). */
   dataDir: string;
   /** HTTP port of the API (`PORT`, `--port`). */
@@ -157,12 +166,28 @@ const boolean = (raw: string, name: string): boolean => {
   return raw === "true";
 };
 
+const applicationModes = ["all", "indexer", "api"];
 const tracers = ["auto", "callTracer", "parity", "none"];
 const levels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 const fields: Record<keyof Config, Field> = {
   rpcUrl: { env: "ETHEREUM_JSONRPC_HTTP_URL", flag: "rpc", parse: url(["http:", "https:"]) },
   databaseUrl: { env: "DATABASE_URL", flag: "database", parse: url(["postgres:", "postgresql:"]) },
+  readDatabaseUrl: {
+    env: "DATABASE_READ_ONLY_API_URL",
+    flag: "read-database",
+    parse: url(["postgres:", "postgresql:"]),
+  },
+  replicaMaxLagMs: { env: "REPLICA_MAX_LAG", flag: "replica-max-lag", parse: duration },
+  applicationMode: {
+    env: "APPLICATION_MODE",
+    flag: "application-mode",
+    parse: (raw, name) => {
+      if (!applicationModes.includes(raw))
+        throw new ConfigError(`${name} must be one of ${applicationModes.join(", ")}, got "${raw}"`);
+      return raw;
+    },
+  },
   dataDir: { env: "SEXTANT_DATA_DIR", flag: "data-dir", parse: (raw) => resolve(raw) },
   port: { env: "PORT", flag: "port", parse: integer(0, 65535) },
   host: { env: "SEXTANT_HOST", flag: "host", parse: (raw) => raw },
@@ -287,6 +312,8 @@ const fields: Record<keyof Config, Field> = {
 };
 
 const defaults: Config = {
+  replicaMaxLagMs: 5 * 60_000,
+  applicationMode: "all",
   dataDir: resolve(".sextant"),
   port: 4000,
   host: "127.0.0.1",
@@ -337,6 +364,10 @@ export function loadConfig({ env = process.env, flags = {} }: LoadConfigParamete
     if (raw === undefined || raw === "") continue;
     config[key] = field.parse(raw, fromFlag !== undefined ? `--${field.flag}` : field.env);
   }
+  if (config.readDatabaseUrl && !config.databaseUrl)
+    throw new ConfigError(
+      "DATABASE_READ_ONLY_API_URL needs DATABASE_URL: a replica is of a PostgreSQL primary",
+    );
   const known = new Set(Object.values(fields).map((field) => field.flag));
   for (const flag of Object.keys(flags)) {
     if (!known.has(flag)) throw new ConfigError(`unknown option --${flag}`);

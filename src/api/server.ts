@@ -9,14 +9,15 @@ import Fastify, {
 } from "fastify";
 import { loadConfig } from "../config.ts";
 import type { Database } from "../db/client.ts";
-import { type ChainHead, readChainHead } from "../db/queries/chain-head.ts";
+import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
 import { createInterpreterClient } from "./ask-interpreter.ts";
 import type { ApiContext } from "./context.ts";
-import { ApiError, invalidParameters, isDatabaseUnavailable } from "./errors.ts";
+import { ApiError, invalidParameters } from "./errors.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { type RateLimitParameters, registerRateLimit } from "./rate-limit.ts";
+import { routeReads } from "./read-routing.ts";
 import { accountAbstractionStatusRoute } from "./routes/account-abstraction-status.ts";
 import { addressInternalTransactionsRoute } from "./routes/address-internal-transactions.ts";
 import { addressLogsRoute } from "./routes/address-logs.ts";
@@ -58,6 +59,10 @@ export type CreateApiServerParameters = {
   requestTimeoutMs?: number;
   /** Blockscout's API rate limits; none when absent. */
   rateLimits?: RateLimitParameters;
+  /** A streaming replica of `db` that reads go to while it lags at most `replicaMaxLagMs`. */
+  replica?: Database;
+  /** Blockscout's `REPLICA_MAX_LAG`: 5 minutes when absent. */
+  replicaMaxLagMs?: number;
 };
 
 /**
@@ -75,6 +80,8 @@ export async function createApiServer({
   healthyBlocksPeriodMs = 5 * 60_000,
   requestTimeoutMs = 10_000,
   rateLimits = {},
+  replica,
+  replicaMaxLagMs = 5 * 60_000,
 }: CreateApiServerParameters): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (logger || undefined) as FastifyBaseLogger | undefined,
@@ -139,9 +146,10 @@ export async function createApiServer({
     return reply.status(404).send({ message: "Not found" });
   });
 
+  const reads = routeReads({ app, primary: db, replica, maxLagMs: replicaMaxLagMs, logger });
   const context: ApiContext = {
-    db,
-    chainHead: cachedChainHead(db),
+    db: reads.db,
+    chainHead: reads.chainHead,
     protocols,
     askInterpreter: interpreterUrl ? createInterpreterClient({ url: interpreterUrl }) : undefined,
     nativeSymbol,
@@ -161,20 +169,6 @@ export async function createApiServer({
   transactionSummaryRoute(app, context);
   accountAbstractionStatusRoute(app, context);
   return app;
-}
-
-/** The indexed head changes once a block; reading it once a second is enough for every request. */
-function cachedChainHead(db: Database): () => Promise<ChainHead> {
-  let cached: { at: number; value: Promise<ChainHead> } | null = null;
-  return () => {
-    if (!cached || Date.now() - cached.at > 1_000) {
-      cached = { at: Date.now(), value: readChainHead(db) };
-      cached.value.catch(() => {
-        cached = null;
-      });
-    }
-    return cached.value;
-  };
 }
 
 const statusTexts: Record<number, string> = {

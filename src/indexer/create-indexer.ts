@@ -1,6 +1,7 @@
 import type { Address, Hash } from "viem";
 import { ensureChainIdentity } from "../db/chain-identity.ts";
 import type { Database } from "../db/client.ts";
+import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import { recordHeartbeat, recordPastRpcIndexed } from "../db/user-operations-status.ts";
 import {
   ChainDivergedError,
@@ -340,8 +341,18 @@ export function createIndexer({
   }
 
   async function run(signal: AbortSignal) {
-    try {
-      for (;;) {
+    let outage: { since: number; failures: number } | null = null;
+    for (;;) {
+      try {
+        if (outage) {
+          // A write cut off by the outage may or may not have committed: the checkpoint says which.
+          state.indexedBlock = await readCheckpoint(db);
+          logger.info(
+            { seconds: Math.round((Date.now() - outage.since) / 1000) },
+            "database back; indexing again",
+          );
+          outage = null;
+        }
         const before = state.indexedBlock;
         await reconcileTip(signal);
         await catchUp(undefined, signal);
@@ -353,10 +364,20 @@ export function createIndexer({
         state.following = atHead;
         if (state.following) await recordHeartbeat(db, liveTtlMs);
         if (state.indexedBlock === before) await sleep(pollIntervalMs, signal);
+      } catch (error) {
+        if (signal.aborted) return;
+        if (!isDatabaseUnavailable(error)) throw error;
+        if (!outage) {
+          outage = { since: Date.now(), failures: 0 };
+          logger.warn({ error: (error as Error).message }, "database unavailable; waiting for it");
+        }
+        outage.failures++;
+        try {
+          await sleep(Math.min(5_000, 250 * 2 ** Math.min(outage.failures, 5)), signal);
+        } catch {
+          return;
+        }
       }
-    } catch (error) {
-      if (signal.aborted) return;
-      throw error;
     }
   }
 

@@ -1,0 +1,129 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { FastifyInstance } from "fastify";
+import type { Database } from "../db/client.ts";
+import { type ChainHead, readChainHead } from "../db/queries/chain-head.ts";
+import type { Logger } from "../logger.ts";
+
+export type RouteReadsParameters = {
+  app: FastifyInstance;
+  /** The database the indexer writes. */
+  primary: Database;
+  /** A streaming replica of `primary` (`DATABASE_READ_ONLY_API_URL`); reads stay on `primary` without one. */
+  replica?: Database;
+  /** How far behind the replica may be before requests read the primary (`REPLICA_MAX_LAG`). */
+  maxLagMs: number;
+  logger?: Logger | false;
+};
+
+export type RouteReadsReturnType = {
+  /** The database of the request being answered. */
+  db: Database;
+  /** The indexed head as the request's database has it, so that no page shows a head newer than its rows. */
+  chainHead: () => Promise<ChainHead>;
+  /** The replica's lag in milliseconds at the last check; null without a replica or when it could not be read. */
+  replicaLagMs: () => number | null;
+};
+
+/** The lag is checked at most this often: one pair of small queries a second, whatever the traffic. */
+const lagCheckIntervalMs = 1_000;
+
+/**
+ * Sends each API request's reads to the replica while it is at most `maxLagMs` behind the primary (or
+ * fully replayed), else to the primary. The choice is made once per request and held for all its queries
+ * (AsyncLocalStorage), and the indexed head is read from the chosen database, so a page never shows a head
+ * newer than the data it reads.
+ */
+export function routeReads({
+  app,
+  primary,
+  replica,
+  maxLagMs,
+  logger,
+}: RouteReadsParameters): RouteReadsReturnType {
+  const heads = new Map<Database, () => Promise<ChainHead>>();
+  const headOf = (db: Database) => {
+    let head = heads.get(db);
+    if (!head) heads.set(db, (head = cachedChainHead(db)));
+    return head();
+  };
+  if (!replica) return { db: primary, chainHead: () => headOf(primary), replicaLagMs: () => null };
+
+  const current = new AsyncLocalStorage<Database>();
+  let lagMs: number | null = null;
+  let checked: { at: number; choice: Promise<Database> } | null = null;
+  let usingReplica: boolean | null = null;
+
+  const check = async (): Promise<Database> => {
+    try {
+      lagMs = await measureLag(primary, replica);
+    } catch (error) {
+      lagMs = null;
+      logger && logger.warn({ err: error }, "replica unavailable; reading the primary");
+    }
+    const useReplica = lagMs !== null && lagMs <= maxLagMs;
+    if (useReplica !== usingReplica && logger) {
+      logger.info(
+        { replicaLagMs: lagMs, maxLagMs },
+        useReplica ? "reading the replica" : "reading the primary",
+      );
+    }
+    usingReplica = useReplica;
+    return useReplica ? replica : primary;
+  };
+  const choose = () => {
+    if (!checked || Date.now() - checked.at > lagCheckIntervalMs)
+      checked = { at: Date.now(), choice: check() };
+    return checked.choice;
+  };
+
+  app.addHook("onRequest", (_request, _reply, done) => {
+    choose().then((db) => current.run(db, done));
+  });
+
+  const routed = () => current.getStore() ?? primary;
+  const db: Database = {
+    get kind() {
+      return routed().kind;
+    },
+    query: (text, params) => routed().query(text, params),
+    exec: (text) => routed().exec(text),
+    transaction: (work) => routed().transaction(work),
+    close: async () => {},
+  };
+  return { db, chainHead: () => headOf(routed()), replicaLagMs: () => lagMs };
+}
+
+/**
+ * How far the replica is behind: 0 when it has replayed all the primary has written (a quiet primary
+ * writes nothing, so the age of the last replayed transaction alone would wrongly grow), else the time
+ * since the last transaction it replayed. A database that is not in recovery is no replica: it is read as
+ * it is.
+ */
+async function measureLag(primary: Database, replica: Database): Promise<number> {
+  const [written] = await primary.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
+  const [state] = await replica.query<{
+    recovering: boolean;
+    caught_up: boolean | null;
+    lag_ms: number | null;
+  }>(
+    `SELECT pg_is_in_recovery() AS recovering, pg_last_wal_replay_lsn() >= $1::pg_lsn AS caught_up,
+       (extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000)::float8 AS lag_ms`,
+    [written?.lsn],
+  );
+  if (!state?.recovering || state.caught_up) return 0;
+  return state.lag_ms ?? Number.POSITIVE_INFINITY;
+}
+
+/** The indexed head changes once a block; reading it once a second is enough for every request. */
+export function cachedChainHead(db: Database): () => Promise<ChainHead> {
+  let cached: { at: number; value: Promise<ChainHead> } | null = null;
+  return () => {
+    if (!cached || Date.now() - cached.at > 1_000) {
+      cached = { at: Date.now(), value: readChainHead(db) };
+      cached.value.catch(() => {
+        cached = null;
+      });
+    }
+    return cached.value;
+  };
+}

@@ -1,0 +1,106 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../src/db/client.ts";
+import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
+import { createRpcClient } from "../src/rpc/client.ts";
+import { eth_blockNumber } from "../src/rpc/eth_blockNumber.ts";
+import { eth_getBlockByNumber } from "../src/rpc/eth_getBlockByNumber.ts";
+import { type PostgresCluster, startPostgresCluster } from "./support/postgres-cluster.ts";
+
+const cli = join(import.meta.dirname, "../bin/sextant.js");
+const outageMs = 15_000;
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, "close");
+  return port;
+}
+
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+// PostgreSQL's server programs stop and start a cluster of the test's own, on its own port.
+describe.runIf(process.env.DATABASE_URL)("a PostgreSQL outage under sextant start (postgres)", () => {
+  let cluster: PostgresCluster;
+  let anvil: Anvil;
+  let child: ChildProcess;
+  let log = "";
+
+  beforeAll(async () => {
+    cluster = await startPostgresCluster();
+    const admin = postgres(cluster.url(), { max: 1, onnotice: () => {} });
+    await admin.unsafe("CREATE DATABASE sextant");
+    await admin.end();
+    anvil = await startAnvil({ blockTime: 1 });
+  }, 120_000);
+  afterAll(async () => {
+    child?.kill("SIGKILL");
+    await anvil?.stop();
+    cluster?.destroy();
+  });
+
+  it("answers 503 while the database is down, then both the API and the indexer recover by themselves", async () => {
+    const port = await freePort();
+    const api = `http://127.0.0.1:${port}`;
+    child = spawn(
+      process.execPath,
+      [cli, "start", "--rpc", anvil.rpcUrl, "--database", cluster.url("sextant"), "--port", String(port)],
+      { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, SEXTANT_POLL_INTERVAL: "200" } },
+    );
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      log += chunk;
+    });
+    const dbHead = async () =>
+      Number((await (await fetch(`${api}/api/health`)).json()).metadata.blocks.latest_block.db.number);
+    await until("indexed a few blocks", async () => (await dbHead()) >= 3);
+
+    cluster.stop("fast");
+    const stoppedAt = Date.now();
+    await until(
+      "answered 503",
+      async () => (await fetch(`${api}/api/v2/token-transfers`)).status === 503,
+      10_000,
+    );
+    const during = await fetch(`${api}/api/v2/token-transfers`);
+    expect(await during.json()).toEqual({ message: expect.any(String) });
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, outageMs - (Date.now() - stoppedAt))));
+    expect(child.exitCode).toBeNull();
+    cluster.start();
+
+    const client = createRpcClient({ url: anvil.rpcUrl });
+    const nodeHead = Number(await eth_blockNumber(client));
+    await until("caught up after the outage", async () => (await dbHead()) >= nodeHead);
+    expect((await fetch(`${api}/api/v2/token-transfers`)).status).toBe(200);
+    expect(log).toContain("database unavailable; waiting for it");
+    expect(log).toContain("database back; indexing again");
+
+    child.kill("SIGTERM");
+    const [code] = await once(child, "exit");
+    expect(code).toBe(0);
+
+    // Every block from genesis to the indexed head, once, with the node's hash.
+    const db = await openDatabase({ databaseUrl: cluster.url("sextant") });
+    const rows = await db.query<{ number: number; hash: Buffer }>(
+      "SELECT number, hash FROM blocks ORDER BY number",
+    );
+    await db.close();
+    expect(rows.map((row) => row.number)).toEqual(rows.map((_, i) => i));
+    const blocks = await eth_getBlockByNumber(client, {
+      blocks: rows.map((row) => BigInt(row.number)),
+      includeTransactions: false,
+    });
+    expect(rows.map((row) => `0x${row.hash.toString("hex")}`)).toEqual(blocks.map((block) => block?.hash));
+  });
+});

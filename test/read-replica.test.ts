@@ -1,0 +1,106 @@
+import type { FastifyInstance } from "fastify";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createApiServer } from "../src/api/server.ts";
+import { type Database, openDatabase } from "../src/db/client.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { createIndexer, type Indexer } from "../src/indexer/create-indexer.ts";
+import { createLogger } from "../src/logger.ts";
+import { createRpcClient } from "../src/rpc/client.ts";
+import { eth_blockNumber } from "../src/rpc/eth_blockNumber.ts";
+import {
+  type PostgresCluster,
+  startPostgresCluster,
+  startStreamingReplica,
+} from "./support/postgres-cluster.ts";
+
+/** Polls `probe` until it returns true, or fails after `timeoutMs`. */
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+// A cluster of the test's own needs PostgreSQL's server programs, which the PostgreSQL runs have.
+describe.runIf(process.env.DATABASE_URL)("API reads from a streaming replica (postgres)", () => {
+  let primary: PostgresCluster;
+  let replica: PostgresCluster;
+  let written: Database;
+  let replicaDb: Database;
+  let indexer: Indexer;
+  /** Reads the replica unless it lags more than an hour. */
+  let patient: FastifyInstance;
+  /** Reads the replica only when it has replayed everything. */
+  let strict: FastifyInstance;
+  let head: number;
+  let half: number;
+
+  const dbHeadOf = async (app: FastifyInstance) =>
+    Number((await app.inject("/api/health")).json().metadata.blocks.latest_block.db.number);
+  const replaying = (paused: boolean) =>
+    replicaDb.query(paused ? "SELECT pg_wal_replay_pause()" : "SELECT pg_wal_replay_resume()");
+
+  beforeAll(async () => {
+    primary = await startPostgresCluster();
+    const admin = postgres(primary.url(), { max: 1, onnotice: () => {} });
+    await admin.unsafe("CREATE DATABASE sextant");
+    await admin.end();
+    replica = await startStreamingReplica(primary);
+    written = await openDatabase({ databaseUrl: primary.url("sextant") });
+    await migrate(written);
+    replicaDb = await openDatabase({ databaseUrl: replica.url("sextant") });
+    const client = createRpcClient({ url: inject("demoRpcUrl") });
+    head = Number(await eth_blockNumber(client));
+    half = Math.floor(head / 2);
+    indexer = createIndexer({ client, db: written, logger: createLogger("silent") });
+    await indexer.prepare();
+    await indexer.catchUp(BigInt(half));
+    patient = await createApiServer({ db: written, replica: replicaDb, replicaMaxLagMs: 3_600_000 });
+    strict = await createApiServer({ db: written, replica: replicaDb, replicaMaxLagMs: 0 });
+  }, 180_000);
+
+  afterAll(async () => {
+    await patient?.close();
+    await strict?.close();
+    await written?.close();
+    await replicaDb?.close().catch(() => {});
+    replica?.destroy();
+    primary?.destroy();
+  });
+
+  it("answers from the replica, with the head the replica has, while replay is paused", async () => {
+    await until("the replica has the first half", async () => (await dbHeadOf(patient)) === half);
+    await replaying(true);
+    await indexer.catchUp();
+    expect(indexer.status().indexedBlock).toBe(BigInt(head));
+
+    // The replica still holds the first half: its head, and only rows up to it.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await dbHeadOf(patient)).toBe(half);
+    const transfers = (await patient.inject("/api/v2/token-transfers")).json();
+    const newest = Math.max(...transfers.items.map((item: { block_number: number }) => item.block_number));
+    expect(newest).toBeLessThanOrEqual(half);
+    const [onReplica] = await replicaDb.query<{ newest: number }>(
+      "SELECT max(block_number) AS newest FROM token_transfers",
+    );
+    expect(newest).toBe(onReplica?.newest);
+
+    // A replica that lags reads the primary instead: the whole chain.
+    expect(await dbHeadOf(strict)).toBe(head);
+  });
+
+  it("catches up once replay resumes, and falls back to the primary when the replica is gone", async () => {
+    await replaying(false);
+    await until("the replica has the whole chain", async () => (await dbHeadOf(patient)) === head);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await dbHeadOf(strict)).toBe(head);
+
+    replica.stop("immediate");
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const answer = await patient.inject("/api/v2/token-transfers");
+    expect(answer.statusCode).toBe(200);
+    expect(await dbHeadOf(patient)).toBe(head);
+  });
+});
