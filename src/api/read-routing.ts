@@ -43,7 +43,10 @@ export function routeReads({
   const heads = new Map<Database, () => Promise<ChainHead>>();
   const headOf = (db: Database) => {
     let head = heads.get(db);
-    if (!head) heads.set(db, (head = cachedChainHead(db)));
+    if (!head) {
+      head = cachedChainHead(db);
+      heads.set(db, head);
+    }
     return head();
   };
   if (!replica) return { db: primary, chainHead: () => headOf(primary), replicaLagMs: () => null };
@@ -58,7 +61,7 @@ export function routeReads({
       lagMs = await measureLag(primary, replica);
     } catch (error) {
       lagMs = null;
-      logger && logger.warn({ err: error }, "replica unavailable; reading the primary");
+      if (logger) logger.warn({ err: error }, "replica unavailable; reading the primary");
     }
     const useReplica = lagMs !== null && lagMs <= maxLagMs;
     if (useReplica !== usingReplica && logger) {
