@@ -127,10 +127,15 @@ async function resumeSavedChain(parameters: {
   }
   if (!isCompleteScenarioResult(scenario)) return "it predates parts of today's scenario";
 
-  let anvil: Anvil | undefined;
-  let db: Database | undefined;
+  let anvil: Anvil;
   try {
     anvil = await startAnvil({ stateFile: files.stateFile });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return `anvil cannot load its state file: ${firstLine(error)}`;
+  }
+  let db: Database | undefined;
+  try {
     // One attempt each: a problem here means rebuilding, not waiting.
     const client = createRpcClient({ url: anvil.rpcUrl, retries: 0 });
     let problem = await chainProblem(client, scenario);
@@ -144,10 +149,14 @@ async function resumeSavedChain(parameters: {
     return problem;
   } catch (error) {
     await db?.close().catch(() => {});
-    await anvil?.stop();
+    await anvil.stop();
     if (signal.aborted) throw error;
-    return (error as Error).message.split("\n")[0];
+    return firstLine(error);
   }
+}
+
+function firstLine(error: unknown): string {
+  return (error as Error).message.split("\n")[0];
 }
 
 /** Why anvil's reloaded chain is not the chain the scenario was played on, or null when it is. */
