@@ -29,8 +29,8 @@ type DemoChain = { anvil: Anvil; scenario: ScenarioResult; db: Database };
  *
  * A later run resumes the same chain and database: anvil reloads its state file (with only the original
  * genesis block, see `repairAnvilState`) and the database continues from its checkpoint. A reloaded anvil
- * has no state for the blocks before its reload, so neither a lost database nor one behind the chain can
- * be indexed again: when the saved chain cannot be resumed as it is (files missing or unreadable, an older
+ * has no state for the blocks before its reload (`--preserve-historical-states` keeps it, in a file 15
+ * times larger), so neither a lost database nor one behind the chain can be indexed again: when the saved chain cannot be resumed as it is (files missing or unreadable, an older
  * scenario, another chain than the database's, a database ahead of the chain or needing old state), one
  * line says why, and the chain, the scenario and the demo's database are built afresh.
  */
