@@ -30,9 +30,10 @@ type DemoChain = { anvil: Anvil; scenario: ScenarioResult; db: Database };
  * A later run resumes the same chain and database: anvil reloads its state file (with only the original
  * genesis block, see `repairAnvilState`) and the database continues from its checkpoint. A reloaded anvil
  * has no state for the blocks before its reload (`--preserve-historical-states` keeps it, in a file 15
- * times larger), so neither a lost database nor one behind the chain can be indexed again: when the saved chain cannot be resumed as it is (files missing or unreadable, an older
- * scenario, another chain than the database's, a database ahead of the chain or needing old state), one
- * line says why, and the chain, the scenario and the demo's database are built afresh.
+ * times larger), so neither a lost database nor one behind the chain can be indexed again: when the saved
+ * chain cannot be resumed as it is (files missing or unreadable, an older scenario, another chain than
+ * the database's, a database ahead of the chain or needing old state), one line says why, and the chain,
+ * the scenario and the demo's database are built afresh.
  */
 export async function runDemo({ config, logger, signal }: RunDemoParameters): Promise<void> {
   const demoDir = join(config.dataDir, "demo");
@@ -123,7 +124,7 @@ async function resumeSavedChain(parameters: {
   try {
     scenario = JSON.parse(readFileSync(files.scenarioFile, "utf8")) as ScenarioResult;
   } catch (error) {
-    return `${files.scenarioFile} is unreadable: ${(error as Error).message}`;
+    return `${files.scenarioFile} is unreadable: ${firstLine(error)}`;
   }
   if (!isCompleteScenarioResult(scenario)) return "it predates parts of today's scenario";
 
