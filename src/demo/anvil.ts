@@ -1,12 +1,21 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { rename, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import type { Hex } from "viem";
+import { createRpcClient } from "../rpc/client.ts";
+import { repairAnvilState } from "./repair-anvil-state.ts";
 
 /** Parameters of {@link startAnvil}. */
 export type StartAnvilParameters = {
-  /** Loads the chain from this file when it exists and dumps the chain into it on {@link Anvil.stop}. */
+  /**
+   * Loads the chain from this file when it exists (keeping only its original genesis block, see
+   * {@link repairAnvilState}) and dumps the chain into it when anvil stops, also when this process dies.
+   */
   stateFile?: string;
   /** Port on 127.0.0.1; a free one is picked when omitted. */
   port?: number;
@@ -21,13 +30,45 @@ export type Anvil = {
   /** HTTP JSON-RPC endpoint, e.g. `http://127.0.0.1:8545`. */
   rpcUrl: string;
   port: number;
+  /** Writes the chain into `stateFile` now (write then rename), so a later crash cannot lose it. */
+  saveState(): Promise<void>;
   /** Terminates anvil and resolves once the process has exited (and written its state file). */
   stop(): Promise<void>;
 };
 
+/** How long anvil gets to write its state and exit after SIGTERM before it is killed. */
+const killGraceMs = 5_000;
+
+/**
+ * Runs anvil (`$0` with arguments `$@`) and stops it once its stdin, a pipe from this process, closes:
+ * on {@link Anvil.stop}, and also when this process dies in any way, even by SIGKILL when no exit
+ * handler runs. Anvil gets SIGTERM (it writes its state file) and SIGKILL if it has not exited in time,
+ * so it never outlives this process. The supervisor exits with anvil's status.
+ */
+const supervisor = `
+exec 3<&0 </dev/null
+"$0" "$@" 3<&- &
+anvil=$!
+{
+  read -r _ <&3
+  kill -TERM "$anvil" 2>/dev/null
+  tenths=0
+  while kill -0 "$anvil" 2>/dev/null && [ "$tenths" -lt ${killGraceMs / 100} ]; do
+    sleep 0.1
+    tenths=$((tenths + 1))
+  done
+  kill -KILL "$anvil" 2>/dev/null
+} &
+watcher=$!
+exec 3<&-
+wait "$anvil"
+status=$?
+kill "$watcher" 2>/dev/null
+exit "$status"
+`;
+
 const readyTimeoutMs = 15_000;
 const readyPollIntervalMs = 50;
-const killGraceMs = 3_000;
 const stderrTailLength = 8_000;
 
 /**
@@ -51,10 +92,20 @@ export async function startAnvil(parameters: StartAnvilParameters = {}): Promise
     parameters.hardfork ?? "cancun",
     "--silent",
   ];
-  if (parameters.stateFile !== undefined) args.push("--state", parameters.stateFile);
+  const { stateFile } = parameters;
+  if (stateFile !== undefined) {
+    if (existsSync(stateFile)) repairAnvilState(stateFile);
+    args.push("--state", stateFile);
+  }
   if (parameters.blockTime !== undefined) args.push("--block-time", String(parameters.blockTime));
 
-  const child = spawn(resolveAnvilBinary(), args, { stdio: ["ignore", "ignore", "pipe"] });
+  // Its own process group: a terminal's Ctrl-C reaches only this process, which then stops anvil in order.
+  const child = spawn("/bin/sh", ["-c", supervisor, resolveAnvilBinary(), ...args], {
+    stdio: ["pipe", "ignore", "pipe"],
+    detached: true,
+  });
+  // The pipe is only ever closed; a supervisor that is already gone must not fail this process.
+  child.stdin?.on("error", () => {});
   // Only the tail matters for error messages, and a long-running node must not grow this forever.
   let stderr = "";
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
@@ -63,10 +114,6 @@ export async function startAnvil(parameters: StartAnvilParameters = {}): Promise
   // `events.once(child, "exit")` would reject on "error", so plain listeners track both outcomes.
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const spawnError = new Promise<Error>((resolve) => child.once("error", resolve));
-  // An orphaned anvil keeps its port and keeps writing snapshots; take it down with this process.
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
-  exited.then(() => process.off("exit", killOnExit));
 
   const rpcUrl = `http://127.0.0.1:${port}`;
   try {
@@ -81,6 +128,13 @@ export async function startAnvil(parameters: StartAnvilParameters = {}): Promise
   return {
     rpcUrl,
     port,
+    async saveState() {
+      if (stateFile === undefined) throw new Error("anvil was started without a state file");
+      const dump = await createRpcClient({ url: rpcUrl }).request<Hex>("anvil_dumpState");
+      const temporaryFile = `${stateFile}.${process.pid}.tmp`;
+      await writeFile(temporaryFile, gunzipSync(Buffer.from(dump.slice(2), "hex")));
+      await rename(temporaryFile, stateFile);
+    },
     stop() {
       stopping ??= terminate(child, exited);
       return stopping;
@@ -154,11 +208,18 @@ async function answersChainId(rpcUrl: string): Promise<boolean> {
 }
 
 async function terminate(child: ChildProcess, exited: Promise<void>): Promise<void> {
-  // Without a pid the binary never started, so no exit event will come.
+  // Without a pid the supervisor never started, so no exit event will come.
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  child.kill("SIGTERM");
-  // A busy anvil may ignore SIGTERM; SIGKILL loses the state dump but never hangs the caller.
-  const killTimer = setTimeout(() => child.kill("SIGKILL"), killGraceMs);
+  child.stdin?.end();
+  // The supervisor escalates to SIGKILL itself; killing its whole group is the last resort.
+  const pid = child.pid;
+  const killTimer = setTimeout(() => {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // The group is already gone.
+    }
+  }, killGraceMs + 2_000);
   await exited;
   clearTimeout(killTimer);
 }

@@ -71,7 +71,7 @@ export type IndexerStatus = {
 
 export type Indexer = {
   /** Checks the node serves the chain the database holds (recording it on first use). */
-  prepare(): Promise<void>;
+  prepare(signal?: AbortSignal): Promise<void>;
   /** Indexes from the checkpoint up to `target` (default: the node's head now), then returns it. */
   catchUp(target?: bigint, signal?: AbortSignal): Promise<bigint | null>;
   /** Catches up, then follows new heads until `signal` aborts. */
@@ -109,22 +109,27 @@ export function createIndexer({
   };
   let pastRpcRecorded = false;
 
-  async function prepare() {
+  async function prepare(signal?: AbortSignal) {
     const [chainId, [genesis]] = await Promise.all([
-      retryForever(() => eth_chainId(client), { what: "eth_chainId", logger }),
-      retryForever(() => nodeBlocks([0n], 0n), { what: "genesis block", logger }),
+      retryForever(() => eth_chainId(client), { what: "eth_chainId", logger, signal }),
+      retryForever(() => nodeBlocks([0n], 0n), { what: "genesis block", logger, signal }),
     ]);
     await ensureChainIdentity(db, { chainId, genesisHash: (genesis as RpcFullBlock).hash as string });
     state.indexedBlock = await readCheckpoint(db);
     // Operations in logs stored before their entry point was configured; catch-up reads the rest.
     await scanStoredUserOperations(db, { entryPoints, logger });
     pastRpcRecorded = false;
-    const probeBlock = await retryForever(() => eth_blockNumber(client), { what: "eth_blockNumber", logger });
+    const probeBlock = await retryForever(() => eth_blockNumber(client), {
+      what: "eth_blockNumber",
+      logger,
+      signal,
+    });
     state.tracer = await retryForever(
       () => chooseTracer(client, { configured: configuredTracer, probeBlock }),
       {
         what: "choosing a tracer",
         logger,
+        signal,
       },
     );
     if (state.tracer === "none") {
@@ -137,12 +142,13 @@ export function createIndexer({
   }
 
   /** The range's rows; token-transfer-shaped logs that fit no layout are skipped and reported. */
-  async function rowsOf(range: FetchedRange, keptUpTo?: bigint) {
+  async function rowsOf(range: FetchedRange, keptUpTo: bigint | undefined, signal: AbortSignal | undefined) {
     const rows = transformRange(range, { entryPoints });
     // Token rows are only pushed once every read succeeded, so a retry starts from clean rows.
     await retryForever(() => attachTokens({ client, db, rows, keptUpTo }), {
       what: `tokens of blocks ${range.from}-${range.to}`,
       logger,
+      signal,
     });
     if (rows.malformedTokenTransfers > 0) {
       logger.warn(
@@ -202,7 +208,7 @@ export function createIndexer({
           from: range.from,
           to: range.to,
           parentHash: range.blocks[0].parentHash as Hash,
-          rows: await rowsOf(range),
+          rows: await rowsOf(range, undefined, signal),
         });
       } catch (error) {
         if (!(error instanceof ChainDivergedError) || state.indexedBlock === null) throw error;
@@ -293,7 +299,7 @@ export function createIndexer({
         from: range.from,
         to: range.to,
         parentHash: range.blocks[0].parentHash as Hash,
-        rows: await rowsOf(range, ancestor),
+        rows: await rowsOf(range, ancestor, signal),
         replaceAbove: ancestor,
       });
     }
