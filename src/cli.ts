@@ -5,9 +5,10 @@ import { type Config, ConfigError, configOptions, loadConfig } from "./config.ts
 import { ChainMismatchError } from "./db/chain-identity.ts";
 import { AbiImportIncompleteError, importAbis } from "./db/import-abis.ts";
 import { AbiFileError } from "./decode/read-abi-file.ts";
-import { ReorgTooDeepError } from "./indexer/create-indexer.ts";
+import { type Indexer, ReorgTooDeepError } from "./indexer/create-indexer.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
+import { startProgressBar } from "./progress.ts";
 
 const usage = `Usage: sextant <command> [options]
 
@@ -52,9 +53,11 @@ const commands: Record<string, Command> = {
       },
       "serving",
     );
+    const stopProgress = progressOnTerminal(indexer);
     try {
       await indexer.run(signal);
     } finally {
+      stopProgress();
       await app.close();
       await db.close();
     }
@@ -64,7 +67,12 @@ const commands: Record<string, Command> = {
     const indexer = createChainIndexer({ config: requireRpc(config), db, logger });
     try {
       await indexer.prepare();
-      await indexer.run(signal);
+      const stopProgress = progressOnTerminal(indexer);
+      try {
+        await indexer.run(signal);
+      } finally {
+        stopProgress();
+      }
     } finally {
       await db.close();
     }
@@ -116,6 +124,13 @@ const commands: Record<string, Command> = {
     }
   },
 };
+
+/** A catch-up progress bar on stdout when it is a terminal; the log's periodic lines say the same elsewhere. */
+function progressOnTerminal(indexer: Indexer): () => void {
+  return process.stdout.isTTY
+    ? startProgressBar({ status: indexer.status, stream: process.stdout })
+    : () => {};
+}
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
