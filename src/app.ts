@@ -28,19 +28,28 @@ export type CreateChainIndexerParameters = {
   logger: Logger;
   /** Where the node's calls and the indexer's progress are reported. */
   metrics?: Metrics;
+  /** Stops the node's calls in flight, and their retries, when the process is stopping. */
+  signal?: AbortSignal;
 };
 
 /**
  * The indexer for the configured node. Its `run` also fetches NFT metadata in the background and
  * imports the ABI folder as it changes; when the indexer or the fetcher stops with an error, all stop.
  */
-export function createChainIndexer({ config, db, logger, metrics }: CreateChainIndexerParameters): Indexer {
+export function createChainIndexer({
+  config,
+  db,
+  logger,
+  metrics,
+  signal,
+}: CreateChainIndexerParameters): Indexer {
   const client = createRpcClient({
     url: config.rpcUrl,
     batchSize: config.rpcBatchSize,
     concurrency: config.concurrency * 2,
     timeoutMs: config.rpcTimeoutMs,
     metrics,
+    signal,
   });
   const metadata = createMetadataFetcher({ db, client, logger, ipfsGateway: config.ipfsGateway });
   const abis = createAbiDirWatcher({ db, logger, folder: config.abiDir ?? join(config.dataDir, "abis") });

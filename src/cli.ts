@@ -42,31 +42,40 @@ const commands: Record<string, Command> = {
     if (config.applicationMode === "api") return commands.serve(config, logger, signal, invocation);
     const withRpc = requireRpc(config);
     const db = await openStore({ config, logger });
-    const metrics = createMetrics();
-    const indexer = createChainIndexer({ config: withRpc, db, logger, metrics });
-    await indexer.prepare();
-    const app = await serve({ config, db, logger, metrics, indexer });
-    logger.info(
-      {
-        url: `http://${config.host}:${config.port}/api/v2`,
-        docs: `http://${config.host}:${config.port}/docs`,
-      },
-      "serving",
-    );
-    const stopProgress = progressOnTerminal(indexer);
     try {
-      await indexer.run(signal);
+      const metrics = createMetrics();
+      const indexer = createChainIndexer({ config: withRpc, db, logger, metrics, signal });
+      await indexer.prepare(signal);
+      const app = await serve({ config, db, logger, metrics, indexer });
+      logger.info(
+        {
+          url: `http://${config.host}:${config.port}/api/v2`,
+          docs: `http://${config.host}:${config.port}/docs`,
+        },
+        "serving",
+      );
+      const stopProgress = progressOnTerminal(indexer);
+      try {
+        await indexer.run(signal);
+      } finally {
+        stopProgress();
+        await app.close();
+      }
     } finally {
-      stopProgress();
-      await app.close();
       await db.close();
     }
   },
   async index(config, logger, signal) {
     const db = await openStore({ config, logger });
-    const indexer = createChainIndexer({ config: requireRpc(config), db, logger });
+    const indexer = createChainIndexer({
+      config: requireRpc(config),
+      db,
+      logger,
+      metrics: createMetrics(),
+      signal,
+    });
     try {
-      await indexer.prepare();
+      await indexer.prepare(signal);
       const stopProgress = progressOnTerminal(indexer);
       try {
         await indexer.run(signal);
@@ -178,13 +187,23 @@ async function main(argv: string[]): Promise<number> {
   }
   const logger = createLogger(config.logLevel);
   const controller = new AbortController();
-  const stop = () => controller.abort(new Error("stopped by signal"));
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  // The first signal finishes the write and the requests in flight; a second one does not wait.
+  const stop = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(130);
+    logger.info({ signal }, "stopping");
+    controller.abort(new Error(`stopped by ${signal}`));
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
   try {
     await command(config, logger, controller.signal, { args: extra, address: address as string | undefined });
+    if (controller.signal.aborted) logger.info("stopped");
     return 0;
   } catch (error) {
+    if (controller.signal.aborted) {
+      logger.info("stopped");
+      return 0;
+    }
     if (
       error instanceof ConfigError ||
       error instanceof ChainMismatchError ||

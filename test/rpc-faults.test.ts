@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { runScenario } from "../src/demo/scenario.ts";
 import { createIndexer } from "../src/indexer/create-indexer.ts";
-import { sleep } from "../src/indexer/retry.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
+import { sleep } from "../src/sleep.ts";
 import { createTestDatabase, type DatabaseKind, databaseKinds, fingerprint } from "./support/databases.ts";
 import { faultKinds, startFaultProxy } from "./support/fault-proxy.ts";
 

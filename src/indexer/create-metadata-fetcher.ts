@@ -4,12 +4,12 @@ import { byteaParam } from "../db/table-rows.ts";
 import type { Logger } from "../logger.ts";
 import type { RpcClient } from "../rpc/client.ts";
 import { RpcError, RpcResponseError } from "../rpc/errors.ts";
+import { sleep } from "../sleep.ts";
 import {
   defaultIpfsGateway,
   type FetchTokenMetadataReturnType,
   fetchTokenMetadata,
 } from "./fetch-token-metadata.ts";
-import { sleep } from "./retry.ts";
 
 /** Parameters of {@link createMetadataFetcher}. */
 export type CreateMetadataFetcherParameters = {

@@ -1,4 +1,5 @@
 import type { Metrics } from "../metrics.ts";
+import { sleep } from "../sleep.ts";
 import { RpcError, RpcHttpError, RpcResponseError, RpcTimeoutError, RpcTransportError } from "./errors.ts";
 
 export type RpcCall = { method: string; params: unknown[] };
@@ -21,6 +22,8 @@ export type RpcClientParameters = {
   onRetry?: (error: RpcError, attempt: number) => void;
   /** Where calls, failures and request durations are counted. */
   metrics?: Pick<Metrics, "rpcCalls" | "rpcErrors" | "rpcDuration">;
+  /** Aborts every request in flight and every retry once it fires: the process is stopping. */
+  signal?: AbortSignal;
 };
 
 export type RpcClient = {
@@ -62,6 +65,7 @@ export function createRpcClient({
   retryDelayMs = 100,
   onRetry,
   metrics,
+  signal,
 }: RpcClientParameters): RpcClient {
   let nextId = 1;
   let active = 0;
@@ -85,9 +89,12 @@ export function createRpcClient({
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: signal
+          ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)])
+          : AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       if (error instanceof DOMException && error.name === "TimeoutError") {
         throw new RpcTimeoutError(`no answer from ${url} within ${timeoutMs} ms`, { cause: error });
       }
@@ -106,7 +113,8 @@ export function createRpcClient({
     try {
       return JSON.parse(text);
     } catch (error) {
-      throw new RpcTransportError("node sent a body that is not JSON", {
+      const type = response.headers.get("content-type") ?? "no content type";
+      throw new RpcTransportError(`${url} answered ${type}, not JSON-RPC: is it the node's JSON-RPC URL?`, {
         cause: error,
         details: text.slice(0, 200),
       });
@@ -115,13 +123,14 @@ export function createRpcClient({
 
   async function withRetries<T>(task: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
+      signal?.throwIfAborted();
       try {
         return await withSlot(task);
       } catch (error) {
         if (!(error instanceof RpcError) || !error.retryable || attempt >= retries) throw error;
         onRetry?.(error, attempt + 1);
         const delay = retryDelayMs * 2 ** attempt;
-        await new Promise((resolve) => setTimeout(resolve, delay / 2 + Math.random() * delay));
+        await sleep(delay / 2 + Math.random() * delay, signal);
       }
     }
   }

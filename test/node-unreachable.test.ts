@@ -1,0 +1,79 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const cli = join(import.meta.dirname, "../bin/sextant.js");
+
+/**
+ * Starts `sextant start` against `rpc`, waits for the log line saying what is wrong, sends SIGTERM and
+ * returns the log, the exit code and how long the exit took.
+ */
+async function startThenStop(rpc: string, expected: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), "sextant-node-"));
+  const child = spawn(process.execPath, [cli, "start", "--rpc", rpc, "--data-dir", dataDir, "--port", "0"], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, DATABASE_URL: "" },
+  });
+  let log = "";
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    log += chunk;
+  });
+  const exited = once(child, "exit");
+  try {
+    const deadline = Date.now() + 60_000;
+    while (!log.includes(expected)) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no "${expected}" in:\n${log}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const stoppedAt = Date.now();
+    child.kill("SIGTERM");
+    const [code] = await exited;
+    return { log, code, exitMs: Date.now() - stoppedAt };
+  } finally {
+    child.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+describe("a node that is not there, or not a node", () => {
+  let page: Server;
+  let pageUrl: string;
+
+  beforeAll(async () => {
+    page = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end(`<!doctype html><html><body>${"<p>a web page, not a node</p>".repeat(200)}</body></html>`);
+    }).listen(0, "127.0.0.1");
+    await once(page, "listening");
+    pageUrl = `http://127.0.0.1:${(page.address() as { port: number }).port}`;
+  });
+  afterAll(() => page?.close());
+
+  it("logs what is wrong with an unreachable node in one line and exits cleanly on SIGTERM", async () => {
+    const { log, code, exitMs } = await startThenStop(
+      "http://127.0.0.1:1",
+      "cannot reach http://127.0.0.1:1",
+    );
+    expect(code).toBe(0);
+    expect(exitMs).toBeLessThan(5_000);
+    const lines = log
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines.some((line) => line.msg === "node error, retrying")).toBe(true);
+    expect(lines[lines.length - 1]).toMatchObject({ msg: "stopped" });
+    expect(lines.every((line) => line.level < 50)).toBe(true);
+  });
+
+  it("says a URL that answers a web page is not JSON-RPC, without logging the page", async () => {
+    const { log, code, exitMs } = await startThenStop(pageUrl, "answered text/html, not JSON-RPC");
+    expect(code).toBe(0);
+    expect(exitMs).toBeLessThan(5_000);
+    expect(log).not.toContain("<p>");
+    expect(log).not.toContain("doctype");
+  });
+});
