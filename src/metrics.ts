@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { Database } from "./db/client.ts";
 
 /** What the indexer reports for the metrics, read at scrape time. */
 export type IndexerProgress = {
@@ -22,7 +23,7 @@ export type Metrics = {
   rpcDuration: Histogram<"method">;
   /** Seconds per API request, by route pattern, HTTP method and status code. */
   httpDuration: Histogram<"route" | "method" | "status">;
-  /** Database queries in flight (PostgreSQL's pool or PGlite's single connection). */
+  /** API database queries running or waiting for a connection (PostgreSQL's pool of 10, or PGlite's one). */
   databaseQueriesInFlight: Gauge;
   /** Reports the indexer's progress at each scrape; call once the indexer exists. */
   watchIndexer(progress: () => IndexerProgress): void;
@@ -120,6 +121,21 @@ export function createMetrics(): Metrics {
     }),
     watchIndexer(source) {
       progress = source;
+    },
+  };
+}
+
+/** `db` with each query counted in `inFlight` while it runs or waits for a connection. */
+export function observeQueries(db: Database, inFlight: Gauge): Database {
+  return {
+    ...db,
+    async query(text, params) {
+      inFlight.inc();
+      try {
+        return await db.query(text, params);
+      } finally {
+        inFlight.dec();
+      }
     },
   };
 }

@@ -74,6 +74,7 @@ describe.each(databaseKinds)("operations over HTTP (%s)", (kind) => {
     expect(value(/^sextant_indexed_blocks_total (\S+)$/m)).toBe(blocksWritten);
     expect(value(/^sextant_indexed_transactions_total (\S+)$/m)).toBe(transactionsWritten);
     expect(transactionsWritten).toBeGreaterThan(blocksWritten);
+    expect(value(/^sextant_database_queries_in_flight (\S+)$/m)).toBe(0);
     expect(value(/^sextant_rpc_calls_total\{method="eth_getBlockReceipts"\} (\S+)$/m)).toBe(blocksWritten);
     expect(
       value(

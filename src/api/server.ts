@@ -11,7 +11,7 @@ import { loadConfig } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../logger.ts";
-import type { Metrics } from "../metrics.ts";
+import { type Metrics, observeQueries } from "../metrics.ts";
 import { createInterpreterClient } from "./ask-interpreter.ts";
 import type { ApiContext } from "./context.ts";
 import { ApiError, invalidParameters } from "./errors.ts";
@@ -146,7 +146,15 @@ export async function createApiServer({
     return reply.status(404).send({ message: "Not found" });
   });
 
-  const reads = routeReads({ app, primary: db, replica, maxLagMs: replicaMaxLagMs, logger });
+  const observe = (target: Database) =>
+    metrics ? observeQueries(target, metrics.databaseQueriesInFlight) : target;
+  const reads = routeReads({
+    app,
+    primary: observe(db),
+    replica: replica && observe(replica),
+    maxLagMs: replicaMaxLagMs,
+    logger,
+  });
   const context: ApiContext = {
     db: reads.db,
     chainHead: reads.chainHead,

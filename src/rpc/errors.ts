@@ -91,3 +91,16 @@ export class RpcInvalidAnswerError extends RpcError {
 export function isMethodNotSupported(error: unknown): boolean {
   return error instanceof RpcResponseError && refusesMethod({ code: error.code, message: error.nodeMessage });
 }
+
+/**
+ * How nodes say they no longer keep the state of an old block: geth and its forks past their pruning
+ * window ("missing trie node", "historical state ... is not available"), Erigon and Reth ("state not
+ * available", "pruned"), anvil past its recent states ("BlockOutOfRangeError").
+ */
+const stateUnavailableWording =
+  /missing trie node|historical state|state (is )?not available|state unavailable|pruned|BlockOutOfRange/i;
+
+/** The node keeps no state for the block a read asked about; asking again at that block will not help. */
+export function isStateUnavailable(error: unknown): boolean {
+  return error instanceof RpcResponseError && stateUnavailableWording.test(error.nodeMessage);
+}

@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import type { RpcClient } from "./client.ts";
 import { isMethodNotSupported, type RpcResponseError } from "./errors.ts";
+import { readState } from "./read-state.ts";
 import { toHexQuantity } from "./types.ts";
 
 export type EthCallParameters = { calls: { to: Address; data: Hex }[]; blockNumber: bigint };
@@ -18,13 +19,15 @@ export function isContractFailure(error: RpcResponseError): boolean {
 
 /**
  * Calls contracts read-only at one block, batched; a failing contract does not fail the batch, and
- * neither does a node that offers no eth_call (every answer is then its error).
+ * neither does a node that offers no eth_call (every answer is then its error). A node that no longer
+ * keeps that block's state is asked at its head instead (see readState).
  */
 export async function eth_call(
   client: RpcClient,
   { calls, blockNumber }: EthCallParameters,
 ): Promise<EthCallReturnType> {
-  return client.batchAccepting<Hex>(
+  return readState<Hex>(
+    client,
     calls.map((call) => ({ method: "eth_call", params: [call, toHexQuantity(blockNumber)] })),
     (error) => isContractFailure(error) || isMethodNotSupported(error),
   );

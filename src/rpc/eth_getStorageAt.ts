@@ -1,19 +1,21 @@
 import type { Address, Hex } from "viem";
 import type { RpcClient } from "./client.ts";
+import { readState } from "./read-state.ts";
 import { toHexQuantity } from "./types.ts";
 
 export type EthGetStorageAtParameters = { reads: { address: Address; slot: Hex; blockNumber: bigint }[] };
 export type EthGetStorageAtReturnType = Hex[];
 
-/** Reads one 32-byte storage slot per entry, each at its own block, batched. */
+/** Reads one 32-byte storage slot per entry, each at its own block (or the head, see readState), batched. */
 export async function eth_getStorageAt(
   client: RpcClient,
   { reads }: EthGetStorageAtParameters,
 ): Promise<EthGetStorageAtReturnType> {
-  return client.batch<Hex>(
+  return (await readState<Hex>(
+    client,
     reads.map(({ address, slot, blockNumber }) => ({
       method: "eth_getStorageAt",
       params: [address, slot, toHexQuantity(blockNumber)],
     })),
-  );
+  )) as Hex[];
 }
