@@ -1,12 +1,24 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+
+/**
+ * Checks against material outside the repository (`../shared`: the interface document, Blockscout's
+ * OpenAPI, recorded Blockscout responses): `npm run test:reference` runs them, `npm test` never reads them.
+ */
+export const referenceTests = "test/reference/**/*.test.ts";
+
+/** What both suites share: the demo chain's anvil and the time and workers this machine allows. */
+export const sharedOptions = {
+  globalSetup: ["test/global-setup.ts"],
+  testTimeout: 120_000,
+  hookTimeout: 120_000,
+  // Two cores: anvil, PostgreSQL and the tests share them.
+  maxWorkers: 2,
+};
 
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    globalSetup: ["test/global-setup.ts"],
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
-    // Two cores: anvil, PostgreSQL and the tests share them.
-    maxWorkers: 2,
+    exclude: [...configDefaults.exclude, referenceTests],
+    ...sharedOptions,
   },
 });

@@ -1,152 +1,27 @@
-import { readFileSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
 import { checksumAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
-import type { Database } from "../src/db/client.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import {
+  address,
+  collections404,
+  collections721,
+  collections1155,
+  collector,
+  emptyToken,
+  erc721,
+  fungible,
+  fungibleHolders,
+  holder,
+  multi,
+  seedTokenBalances,
+  two70,
+  unknownToken,
+} from "./support/token-balances-seed.ts";
 
-// Balances are written directly: the rows the indexer would keep, in the numbers the tests need.
-const holder = "0xc0de20a37e2dac848f81a93bd85fe4acdde7c0de";
-const collector = "0x00000000000000000000000000000000000c011e";
-const two70 = 2n ** 70n;
-
-/** A distinct lowercase address per group and number. */
-const address = (group: number, n: number) =>
-  `0x${group.toString(16).padStart(8, "0")}${n.toString(16).padStart(32, "0")}`;
-
-type TokenSeed = [address: string, type: string, name: string | null];
-type BalanceSeed = [token: string, id: bigint | number, holder: string, value: bigint | number];
-type InstanceSeed = [token: string, id: bigint | number, metadata: unknown, error: string | null];
-
-async function insertTokens(db: Database, tokens: TokenSeed[]) {
-  await db.query(
-    `INSERT INTO tokens (address, type, name, symbol, decimals, total_supply, first_seen_block, read_at_block)
-     SELECT decode(substr(a, 3), 'hex'), t, n, 'SYM', CASE WHEN t = 'ERC-20' THEN 18 END, 1000000, 1, 1
-     FROM unnest($1::text[], $2::text[], $3::text[]) AS u(a, t, n)`,
-    [tokens.map((t) => t[0]), tokens.map((t) => t[1]), tokens.map((t) => t[2])],
-  );
-}
-
-async function insertBalances(db: Database, balances: BalanceSeed[]) {
-  await db.query(
-    `INSERT INTO token_balances (token_address, token_id, holder, value)
-     SELECT decode(substr(t, 3), 'hex'), i::numeric, decode(substr(h, 3), 'hex'), v::numeric
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(t, i, h, v)`,
-    [0, 1, 2, 3].map((column) => balances.map((row) => String(row[column]))),
-  );
-}
-
-async function insertInstances(db: Database, instances: InstanceSeed[]) {
-  await db.query(
-    `INSERT INTO token_instances (token_address, token_id, first_seen_block, metadata, metadata_error)
-     SELECT decode(substr(t, 3), 'hex'), i::numeric, 1, m::jsonb, e
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(t, i, m, e)`,
-    [
-      instances.map((row) => row[0]),
-      instances.map((row) => String(row[1])),
-      instances.map((row) => (row[2] === null ? null : JSON.stringify(row[2]))),
-      instances.map((row) => row[3]),
-    ],
-  );
-}
-
-/** Keys of the first item (and its nested objects) of a recorded eth.blockscout.com response. */
-function recorded(name: string): Record<string, unknown>[] {
-  const file = `${import.meta.dirname}/../../shared/reference/recorded-eth-mainnet/${name}.json`;
-  const body = JSON.parse(JSON.parse(readFileSync(file, "utf8")).response.body);
-  return body.items;
-}
-
-const keys = (value: unknown) => Object.keys(value as object).sort();
-
-// Endpoint 1: the holder's 51 rows.
-const erc20 = Array.from({ length: 19 }, (_, i) => address(1, i + 1));
-const erc721 = address(2, 1);
-const erc1155 = address(3, 1);
-const erc404 = address(4, 1);
-const emptyToken = address(5, 1);
-// Endpoint 6 and 9.
-const fungible = address(6, 1);
-const multi = address(7, 1);
-const unknownToken = address(8, 1);
-// Endpoint 11: 50 ERC-721, 50 ERC-1155 and 2 ERC-404 collections.
-const collections721 = Array.from({ length: 50 }, (_, i) => address(9, i + 1));
-const collections1155 = Array.from({ length: 50 }, (_, i) => address(10, i + 1));
-const collections404 = Array.from({ length: 2 }, (_, i) => address(11, i + 1));
-
-/** Values of the fungible token's 51 holders: beyond 2^64, in groups of three equal values. */
-const fungibleHolders = Array.from({ length: 51 }, (_, i) => ({
-  address: address(12, i + 1),
-  value: two70 + BigInt(Math.floor(i / 3)),
-}));
-
-async function seed(db: Database) {
-  await db.query(
-    `INSERT INTO blocks (number, hash, parent_hash, timestamp, miner, gas_limit, gas_used, extra_data, sha3_uncles,
-       state_root, transactions_root, receipts_root, logs_bloom, transaction_count)
-     VALUES (1, '\\x01', '\\x00', 1700000000, '\\x00', 30000000, 0, '\\x', '\\x', '\\x', '\\x', '\\x', '\\x', 0)`,
-  );
-  await db.query("INSERT INTO checkpoints (name, block_number) VALUES ('blocks', 1)");
-  await db.query(
-    "INSERT INTO addresses (hash, is_contract, first_seen_block) VALUES ($1, false, 1), ($2, true, 1)",
-    [Buffer.from(holder.slice(2), "hex"), Buffer.from(fungibleHolders[50].address.slice(2), "hex")],
-  );
-  await insertTokens(db, [
-    ...erc20.map((a, i): TokenSeed => [a, "ERC-20", i === 0 ? null : `Coin ${i}`]),
-    [erc721, "ERC-721", "Collectible"],
-    [erc1155, "ERC-1155", "Multi"],
-    [erc404, "ERC-404", "Hybrid"],
-    [emptyToken, "ERC-20", "Spent"],
-    [fungible, "ERC-20", "Fungible"],
-    [multi, "ERC-1155", "Multi holders"],
-    ...collections721.map((a): TokenSeed => [a, "ERC-721", "C721"]),
-    ...collections1155.map((a): TokenSeed => [a, "ERC-1155", "C1155"]),
-    ...collections404.map((a): TokenSeed => [a, "ERC-404", "C404"]),
-  ]);
-  await insertBalances(db, [
-    // 19 ERC-20 balances (ties of equal values), one above 2^64; a spent balance that is not listed.
-    ...erc20.map(
-      (a, i): BalanceSeed => [a, -1, holder, i === 5 ? two70 + 1n : BigInt((i % 5) + 1) * 10n ** 18n],
-    ),
-    [emptyToken, -1, holder, 0],
-    // ERC-721: three ids, one row of value 3.
-    [erc721, 1, holder, 1],
-    [erc721, 2, holder, 1],
-    [erc721, 3, holder, 1],
-    [erc721, 4, fungibleHolders[1].address, 1],
-    // ERC-1155: 29 ids; id 100 has a second holder, id 101 a balance of 5.
-    ...Array.from({ length: 29 }, (_, i): BalanceSeed => [erc1155, 100 + i, holder, i === 1 ? 5 : 1]),
-    [erc1155, 100, fungibleHolders[2].address, 2],
-    // ERC-404: the fungible side and one id.
-    [erc404, -1, holder, 5n * 10n ** 18n],
-    [erc404, 7, holder, 1],
-    // Endpoint 6: 51 holders of the fungible token, a spent one.
-    ...fungibleHolders.map((h): BalanceSeed => [fungible, -1, h.address, h.value]),
-    [fungible, -1, address(12, 99), 0],
-    // Endpoint 6 for ERC-1155 and endpoint 9: id 5 of `multi` has 51 holders; two holders hold id 6 too.
-    ...fungibleHolders.map((h): BalanceSeed => [multi, 5, h.address, h.value]),
-    [multi, 6, fungibleHolders[50].address, fungibleHolders[50].value],
-    [multi, 6, fungibleHolders[49].address, 1],
-    // Endpoint 11: one id per collection; 12 ids in the first ERC-721 and 10 in the first ERC-1155.
-    ...collections721.map((a): BalanceSeed => [a, 1, collector, 1]),
-    ...Array.from({ length: 11 }, (_, i): BalanceSeed => [collections721[0], 2 + i, collector, 1]),
-    ...collections1155.map((a): BalanceSeed => [a, 1, collector, 3]),
-    ...Array.from({ length: 9 }, (_, i): BalanceSeed => [collections1155[0], 2 + i, collector, 1]),
-    ...collections404.map((a): BalanceSeed => [a, -1, collector, 10n ** 18n]),
-    ...collections404.map((a): BalanceSeed => [a, 42, collector, 1]),
-  ]);
-  await insertInstances(db, [
-    [
-      erc1155,
-      100,
-      { name: "One hundred", image: "ipfs://QmImage", external_url: "https://example.org/100" },
-      null,
-    ],
-    [erc1155, 102, null, "request failed: 404"],
-    [collections721[0], 12, { name: "Twelve", image_url: "https://example.org/12.png" }, null],
-  ]);
-}
+// The responses' keys are checked against recorded Blockscout responses by
+// `test/reference/token-balances.test.ts` (`npm run test:reference`).
 
 describe.each(databaseKinds)("token balance lists on %s", (kind) => {
   let test: TestDatabase;
@@ -194,7 +69,7 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
 
   beforeAll(async () => {
     test = await createTestDatabase(kind);
-    await seed(test.db);
+    await seedTokenBalances(test.db);
     app = await createApiServer({ db: test.db });
   });
   afterAll(async () => {
@@ -328,18 +203,11 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       });
     });
 
-    it("sends every key of the recorded Blockscout response", async () => {
-      const real = recorded("_api_v2_addresses_0xc0de20a37e2dac848f81a93bd85fe4acdde7c0de_tokens");
+    it("sends an ERC-1155 row's instance with its holder and owner", async () => {
       const { body } = await get(`/api/v2/addresses/${holder}/tokens?type=ERC-1155`);
-      const ours = body.items[0];
-      const theirs = real.find((item) => item.token_instance) as Record<string, Record<string, unknown>>;
-      expect(keys(ours)).toEqual(expect.arrayContaining(keys(theirs)));
-      expect(keys(ours.token)).toEqual(expect.arrayContaining(keys(theirs.token)));
-      expect(keys(ours.token_instance)).toEqual(expect.arrayContaining(keys(theirs.token_instance)));
-      expect(keys(ours.token_instance.token)).toEqual(
-        expect.arrayContaining(keys(theirs.token_instance.token)),
+      expect(Object.keys(body.items[0].token_instance)).toEqual(
+        expect.arrayContaining(["holder_address_hash", "owner"]),
       );
-      expect(keys(ours.token_instance)).toEqual(expect.arrayContaining(["holder_address_hash", "owner"]));
     });
   });
 
@@ -365,7 +233,7 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       expect(items.every((item) => item.token_id === null)).toBe(true);
     });
 
-    it("renders the address as address and address_hash, with the recorded keys", async () => {
+    it("renders the address as address and address_hash", async () => {
       const { body } = await get(`/api/v2/tokens/${fungible}/holders`);
       const item = body.items.find(
         (entry: { address: { hash: string } }) =>
@@ -373,9 +241,7 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       );
       expect(item.address).toEqual(item.address_hash);
       expect(item.address).toMatchObject({ is_contract: true, is_verified: false });
-      const [theirs] = recorded("_api_v2_tokens_0xD4416b13d2b3a9aBae7AcD5D6C2BbDBE25686401_holders");
-      expect(keys(item)).toEqual(expect.arrayContaining([...keys(theirs), "address_hash"]));
-      expect(keys(item.address)).toEqual(expect.arrayContaining(keys(theirs.address)));
+      expect(Object.keys(item)).toContain("address_hash");
     });
 
     it("lists ERC-1155 holders once per id and ERC-721 holders with their id count", async () => {
@@ -418,10 +284,6 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       expect(Object.keys(cursor).sort()).toEqual(["address_hash", "items_count", "token_id", "value"]);
       expect(cursor.token_id).toBe("5");
       expect(pages[0].text).toMatch(/"value":1180591620717411303[0-9]{3}\b/);
-      const [theirs] = recorded(
-        "_api_v2_tokens_0xD4416b13d2b3a9aBae7AcD5D6C2BbDBE25686401_instances_25625468407840116393736812939389551247551040926951238633020744494000165263268_holders",
-      );
-      expect(keys(items[0])).toEqual(expect.arrayContaining(keys(theirs)));
     });
 
     it("answers 404 for an unknown or ERC-20 token, 422 for a bad id, empty for an id nobody holds", async () => {
@@ -541,20 +403,6 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       expect((await get(`/api/v2/addresses/${collector}/nft/collections?token_type=ERC-20`)).status).toBe(
         422,
       );
-    });
-
-    it("sends every key of the recorded Blockscout response", async () => {
-      const [theirs] = recorded(
-        "_api_v2_addresses_0xc0de20a37e2dac848f81a93bd85fe4acdde7c0de_nft_collections",
-      ) as {
-        token: object;
-        token_instances: object[];
-      }[];
-      const { body } = await get(`/api/v2/addresses/${collector}/nft/collections`);
-      const ours = body.items[0];
-      expect(keys(ours)).toEqual(expect.arrayContaining(keys(theirs)));
-      expect(keys(ours.token)).toEqual(expect.arrayContaining(keys(theirs.token)));
-      expect(keys(ours.token_instances[0])).toEqual(expect.arrayContaining(keys(theirs.token_instances[0])));
     });
   });
 });

@@ -1,3 +1,4 @@
+import chromiumBinary from "@sparticuz/chromium";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createRpcClient } from "../src/rpc/client.ts";
@@ -28,8 +29,11 @@ describe("the docs page in headless Chromium", () => {
   beforeAll(async () => {
     indexed = await indexIntoNewDatabase("pglite", createRpcClient({ url: inject("demoRpcUrl") }));
     origin = await indexed.app.listen({ port: 0, host: "127.0.0.1" });
+    // The Chromium that `npm install` brings: @sparticuz/chromium ships a headless build in its package and
+    // unpacks it into the temporary directory on first use. Its recommended flags are for AWS Lambda
+    // (one process, web security off); this page is tested with the browser's defaults.
     browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
+      executablePath: await chromiumBinary.executablePath(),
       args: [
         "--headless",
         "--no-sandbox",

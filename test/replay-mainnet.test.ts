@@ -12,7 +12,8 @@ import {
   fingerprint,
   type TestDatabase,
 } from "./support/databases.ts";
-import { type ReplayNode, readRecording, startReplayNode } from "./support/replay-node.ts";
+import { type ReplayNode, startReplayNode } from "./support/replay-node.ts";
+import { readRecording } from "./support/rpc-recordings.ts";
 
 const mainnetGenesis = "0xd4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3";
 const blockRecording = readRecording("erigon-mainnet/eth_getBlockByNumber__test_08.json");

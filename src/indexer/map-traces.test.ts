@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { type Hex, keccak256, parseTransaction } from "viem";
 import { beforeAll, describe, expect, inject, test } from "vitest";
+import { recordedResult, rpcFixturesDirectory } from "../../test/support/rpc-recordings.ts";
 import { createRpcClient } from "../rpc/client.ts";
 import type { CallFrame } from "../rpc/debug_traceBlockByNumber.ts";
 import { RpcInvalidAnswerError } from "../rpc/errors.ts";
@@ -16,19 +18,18 @@ import {
   type TransactionContext,
 } from "./map-traces.ts";
 
-const fixtures = new URL("../../../shared/fixtures/rpc/", import.meta.url);
-const gethCases = new URL("geth-calltracer/", fixtures);
+const gethCases = join(rpcFixturesDirectory, "geth-calltracer");
 
 type GethCase = { input: Hex; result: CallFrame };
 
-function readJson<T>(url: URL): T {
-  return JSON.parse(readFileSync(url, "utf8")) as T;
+/** A go-ethereum callTracer test case (`result` is the tracer's answer to the transaction `input`). */
+function readGethCase(file: string): GethCase {
+  return JSON.parse(readFileSync(join(gethCases, file), "utf8"));
 }
 
-/** The answer of an erigon rpc-tests recording (`[{request, response}]`). */
+/** The answer of an erigon rpc-tests recording. */
 function recorded<T>(name: string): T {
-  return readJson<{ response: { result: T } }[]>(new URL(`erigon-mainnet/${name}`, fixtures))[0].response
-    .result;
+  return recordedResult<T>(`erigon-mainnet/${name}`);
 }
 
 /** Frames of a call tree in depth-first order with their trace addresses, computed independently. */
@@ -212,7 +213,7 @@ describe("mapCallTracerBlock on go-ethereum's callTracer test cases", () => {
   });
 
   test.each(files)("%s", (file) => {
-    const fixture = readJson<GethCase>(new URL(file, gethCases));
+    const fixture = readGethCase(file);
     const transaction = parseTransaction(fixture.input);
     // geth's top frame carries the receipt's gasUsed, the only figure the case has of it.
     const context: TransactionContext = {
@@ -244,7 +245,7 @@ describe("mapCallTracerBlock on go-ethereum's callTracer test cases", () => {
   });
 
   test("without context the top frame keeps the tracer's own figures and the hash comes from txHash", () => {
-    const fixture = readJson<GethCase>(new URL("simple.json", gethCases));
+    const fixture = readGethCase("simple.json");
     const txHash = keccak256(fixture.input);
     const [withContext] = mapCallTracerBlock(
       [{ result: fixture.result }],

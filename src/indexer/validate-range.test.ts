@@ -1,15 +1,12 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { recordedResult } from "../../test/support/rpc-recordings.ts";
 import { RpcInvalidAnswerError } from "../rpc/errors.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
 import { validateRange } from "./validate-range.ts";
 
-const fixtures = join(import.meta.dirname, "../../../shared/fixtures/rpc/erigon-mainnet");
-const read = (file: string) => JSON.parse(readFileSync(join(fixtures, file), "utf8"))[0].response.result;
 const fresh = () => ({
-  block: read("eth_getBlockByNumber__test_08.json") as RpcFullBlock,
-  receipts: read("eth_getBlockReceipts__test_02.json") as RpcReceipt[],
+  block: recordedResult<RpcFullBlock>("erigon-mainnet/eth_getBlockByNumber__test_08.json"),
+  receipts: recordedResult<RpcReceipt[]>("erigon-mainnet/eth_getBlockReceipts__test_02.json"),
 });
 const from = 18_000_000n;
 

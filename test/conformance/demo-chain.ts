@@ -88,3 +88,12 @@ export const bytea = (placeholder: string) => `decode(substr(${placeholder}, 3),
 export function sql<Row>(db: Database, text: string, params: unknown[] = []): Promise<Row[]> {
   return db.query<Row>(text, params);
 }
+
+/** The hashes of the indexed chain's successful transactions, in chain order. */
+export async function successfulTransactions(db: Database): Promise<string[]> {
+  const rows = await sql<{ hash: string }>(
+    db,
+    `SELECT ${hex("hash")} AS hash FROM transactions WHERE status = 1 ORDER BY block_number, index`,
+  );
+  return rows.map((row) => row.hash);
+}

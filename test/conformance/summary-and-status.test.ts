@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds } from "../support/databases.ts";
 import type { IndexedChain } from "../support/indexed-chain.ts";
-import { fetchJson, hex, indexDemoChain, sql } from "./demo-chain.ts";
-import { DocumentChecker, readInterfaceDocument } from "./interface-document.ts";
-import { blockscoutValidator } from "./openapi-validators.ts";
+import { fetchJson, hex, indexDemoChain, sql, successfulTransactions } from "./demo-chain.ts";
 
-const document = new DocumentChecker(readInterfaceDocument());
 const variableTypes = [
   "string",
   "currency",
@@ -18,6 +15,8 @@ const variableTypes = [
   "external_link",
 ];
 
+// The same responses are checked against the interface document and Blockscout's schemas by
+// `test/reference/summary-and-status.test.ts` (`npm run test:reference`).
 describe.each(databaseKinds)("endpoints 7 and 10 on %s", (kind) => {
   let chain: IndexedChain;
   let successful: string[];
@@ -25,11 +24,7 @@ describe.each(databaseKinds)("endpoints 7 and 10 on %s", (kind) => {
 
   beforeAll(async () => {
     chain = await indexDemoChain(kind);
-    const rows = await sql<{ hash: string }>(
-      chain.test.db,
-      `SELECT ${hex("hash")} AS hash FROM transactions WHERE status = 1 ORDER BY block_number, index`,
-    );
-    successful = rows.map((row) => row.hash);
+    successful = await successfulTransactions(chain.test.db);
     [{ hash: failed }] = await sql<{ hash: string }>(
       chain.test.db,
       `SELECT ${hex("hash")} AS hash FROM transactions WHERE status = 0 ORDER BY block_number LIMIT 1`,
@@ -37,14 +32,11 @@ describe.each(databaseKinds)("endpoints 7 and 10 on %s", (kind) => {
   });
   afterAll(() => chain?.close());
 
-  it("summarizes every successful transaction of the demo as the contract and both schemas say", async () => {
-    const blockscout = blockscoutValidator();
+  it("summarizes every successful transaction of the demo as the contract says", async () => {
     for (const hash of successful) {
       const url = `/api/v2/transactions/${hash}/summary`;
       const response = await fetchJson(chain.app, url);
       expect(response.status, url).toBe(200);
-      expect(document.checkObject("transaction summary response", response.body), url).toEqual([]);
-      expect(blockscout(url, 200, response.body), url).toEqual([]);
       const { success, data } = response.body as {
         success: boolean;
         data: {
@@ -64,10 +56,6 @@ describe.each(databaseKinds)("endpoints 7 and 10 on %s", (kind) => {
         for (const variable of Object.values(summary.summary_template_variables)) {
           expect(variableTypes, url).toContain(variable.type);
           expect(variable.value, url).not.toBeNull();
-          if (variable.type === "token")
-            expect(document.checkObject("token object", variable.value), url).toEqual([]);
-          if (variable.type === "address")
-            expect(document.checkObject("address object", variable.value), url).toEqual([]);
           if (variable.type === "currency")
             expect(String(variable.value), url).toMatch(/^[0-9]+(\.[0-9]+)?$/);
         }
@@ -95,13 +83,11 @@ describe.each(databaseKinds)("endpoints 7 and 10 on %s", (kind) => {
     });
   });
 
-  it("reports the account-abstraction indexer's status as the contract and both schemas say", async () => {
+  it("reports the account-abstraction indexer's status as the contract says", async () => {
     const url = "/api/v2/proxy/account-abstraction/status";
     const response = await fetchJson(chain.app, url);
     expect(response.status).toBe(200);
     expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
-    expect(document.checkObject("account-abstraction status", response.body)).toEqual([]);
-    expect(blockscoutValidator()(url, 200, response.body)).toEqual([]);
     const body = response.body as Record<string, unknown> & { finished_past_indexing: boolean };
     const groups = ["v06", "v07", "v07_v08"].map((name) => {
       const group = body[name] as Record<string, boolean>;

@@ -1,19 +1,6 @@
-import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-
-const fixtures = join(import.meta.dirname, "../../../shared/fixtures/rpc");
-
-type Recording = {
-  request: { method: string; params: unknown[] };
-  response: { result?: unknown; error?: unknown };
-};
-
-/** Reads a recorded JSON-RPC exchange file from `../shared/fixtures/rpc/`. */
-export function readRecording(path: string): Recording[] {
-  return JSON.parse(readFileSync(join(fixtures, path), "utf8"));
-}
+import type { RecordedExchange } from "./rpc-recordings.ts";
 
 export type ReplayNode = { url: string; close(): Promise<void>; calls: string[] };
 
@@ -22,7 +9,7 @@ export type StartReplayNodeParameters = {
   /** The chain's genesis hash, answered for block 0 (the only field of block 0 the indexer reads). */
   genesisHash: string;
   /** Recorded `eth_getBlockByNumber` (full transactions) and `eth_getBlockReceipts` answers. */
-  recordings: Recording[];
+  recordings: RecordedExchange[];
   /** Play a node without `eth_getBlockReceipts`: receipts only one transaction at a time. */
   withoutBlockReceipts?: boolean;
 };

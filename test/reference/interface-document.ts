@@ -1,10 +1,8 @@
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { sharedPath } from "./shared.ts";
 
 /** The user's interface document: its field tables are what the suite checks every response against. */
-export const interfaceDocumentPath = fileURLToPath(
-  new URL("../../../shared/spec/000_6ffe1c076a1edbb6.txt", import.meta.url),
-);
+const interfaceDocument = "spec/000_6ffe1c076a1edbb6.txt";
 
 /** One field of an object as the document lists it: its name and its type text, verbatim. */
 export type DocumentField = { name: string; type: string };
@@ -62,7 +60,9 @@ function objectName(heading: string): string {
  * Reads the document's field tables (`### Name` then `| Field | Type |` rows), its one-line object
  * definitions (`Action: data (...), protocol (string).`), the endpoints table and the cursor keys table.
  */
-export function readInterfaceDocument(text = readFileSync(interfaceDocumentPath, "utf8")): InterfaceDocument {
+export function readInterfaceDocument(
+  text = readFileSync(sharedPath(interfaceDocument), "utf8"),
+): InterfaceDocument {
   const objects = new Map<string, DocumentField[]>();
   const bodies = new Map<number, { object: string; list: boolean }>();
   const cursors = new Map<number, DocumentField[]>();

@@ -1,26 +1,27 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { sharedPath } from "./shared.ts";
 
 /** Real responses of eth.blockscout.com, WireMock format (`response.body` is the JSON text). */
-export const recordingsDirectory = fileURLToPath(
-  new URL("../../../shared/reference/recorded-eth-mainnet/", import.meta.url),
-);
+const recordingsDirectory = "reference/recorded-eth-mainnet";
 
 /** A recorded response: the request path and the parsed body. */
 export type Recording = { path: string; body: unknown };
 
+/** One recorded response; `file` is its name in `../shared/reference/recorded-eth-mainnet/`. */
+export function readRecording(file: string): Recording {
+  const recorded = JSON.parse(readFileSync(join(sharedPath(recordingsDirectory), file), "utf8"));
+  return {
+    path: recorded.request.url ?? recorded.request.urlPath,
+    body: JSON.parse(recorded.response.body),
+  };
+}
+
 /** Every recorded response with a JSON body. */
 export function readRecordings(): Recording[] {
-  return readdirSync(recordingsDirectory)
-    .filter((name) => name.endsWith(".json"))
-    .map((name) => {
-      const recorded = JSON.parse(readFileSync(join(recordingsDirectory, name), "utf8"));
-      return {
-        path: recorded.request.url ?? recorded.request.urlPath,
-        body: JSON.parse(recorded.response.body),
-      };
-    });
+  return readdirSync(sharedPath(recordingsDirectory))
+    .filter((file) => file.endsWith(".json"))
+    .map((file) => readRecording(file));
 }
 
 /**

@@ -1,17 +1,12 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { uniswapV3PoolAbi } from "../src/decode/builtin-abis.ts";
-import { decodeLog } from "../src/decode/decode-log.ts";
+import { uniswapV3PoolAbi } from "../../src/decode/builtin-abis.ts";
+import { decodeLog } from "../../src/decode/decode-log.ts";
+import { readRecording } from "./recorded-responses.ts";
 
 type RecordedLog = { index: number; topics: (string | null)[]; data: string; decoded: unknown };
 
-const recording = new URL(
-  "../../shared/reference/recorded-eth-mainnet/_api_v2_addresses_0x8FD4596d4E7788a71F82dAf4119D069a84E7d3f3_logs.json",
-  import.meta.url,
-);
-const { items } = JSON.parse(JSON.parse(readFileSync(recording, "utf8")).response.body) as {
-  items: RecordedLog[];
-};
+const { items } = readRecording("_api_v2_addresses_0x8FD4596d4E7788a71F82dAf4119D069a84E7d3f3_logs.json")
+  .body as { items: RecordedLog[] };
 const decodedItems = items.filter((item) => item.decoded !== null);
 
 describe("logs of a real Uniswap v3 pool, as Blockscout decoded them", () => {
