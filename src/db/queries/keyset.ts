@@ -29,3 +29,32 @@ export function keysetCondition(
 export function hexColumn(column: string, alias: string): string {
   return `'0x' || encode(${column}, 'hex') AS ${alias}`;
 }
+
+/** Where a value-ordered list's last row lives in `token_balances`: SQL expressions of its key. */
+export type BalanceRowSql = { token: string; tokenId: string; holder: string };
+
+/** 2^53: integers below it survive a trip through a JSON double unchanged. */
+const exactDoubleLimit = "9007199254740992";
+
+/**
+ * SQL for the balance a value-ordered list (endpoints 1, 6 and 9) resumes after: the stored value of the
+ * cursor's last row when the value the client sent back is that value as a double would print it, else the
+ * sent value as it is.
+ *
+ * Why: `value` in `next_page_params` is a JSON number with all its digits, and Blockscout's frontend sends
+ * it back as `String(JSON.parse(...))`: above 2^53 the digits come back rounded and from 1e21 in exponent
+ * form, so the sent value may sit above or below the last row's and resuming at it repeats or skips rows.
+ * The cursor also names the last row (token, id and holder), so its exact value is read back (one primary
+ * key lookup). A double's shortest printing is within one unit in the last place of it, 2^-52 ≈ 2.2e-16
+ * relative: a stored value that close to a sent value of 2^53 or more is the row's value rounded. Below
+ * 2^53 the sent value is exact and only an equal value is the row's. A row whose balance moved since keeps
+ * the sent value, which still resumes in order.
+ */
+export function resumeValueSql(sent: string, row: BalanceRowSql | null): string {
+  if (row === null) return sent;
+  return `COALESCE((
+      SELECT r.value FROM token_balances r
+      WHERE r.token_address = ${row.token} AND r.token_id = ${row.tokenId} AND r.holder = ${row.holder}
+        AND (r.value = ${sent} OR (${sent} >= ${exactDoubleLimit} AND abs(r.value - ${sent}) <= ${sent} * 1e-15))
+    ), ${sent})`;
+}
