@@ -13,8 +13,11 @@ const cursorPattern = (digits: number) => `^([0-9]{1,${digits}}|null|)$`;
  * or more in exponent form (`4.994e+21`). Digits, a fraction and an exponent of up to two digits.
  */
 const valueCursorPattern = "^([0-9]{1,78}(\\.[0-9]{1,78})?([eE][+-]?[0-9]{1,2})?|null|)$";
+/** Blockscout's `limit` (a nullable integer, its sign ignored). */
+const limitPattern = "^(-?[0-9]{1,9}|null|)$";
 /** Patterns of integer parameters, whose failure Blockscout words "Invalid integer". */
 export const integerPatterns = new Set([
+  limitPattern,
   cursorPattern(9),
   cursorPattern(18),
   cursorPattern(78),
@@ -48,6 +51,18 @@ export const uint256Cursor = { type: "string", pattern: cursorPattern(78) } as c
 
 /** The `value` of a cursor whose JSON number clients may send back as a double prints it. */
 export const valueCursor = { type: "string", pattern: valueCursorPattern } as const;
+
+/** Blockscout's `limit` of the token transfers list: items wanted, at most a page. */
+export const limitParameter = { type: "string", pattern: limitPattern } as const;
+
+/**
+ * The rows to fetch for a page under Blockscout's `limit`: `min(page + 1, |limit|)` as Blockscout does, so
+ * a limit of a page or less gives that many items and no next page; no limit fetches a page and one more.
+ */
+export function rowsForLimit(raw: string | undefined, page: number): number {
+  const limit = cursorInteger(raw);
+  return limit === null ? page + 1 : Math.min(page + 1, Math.abs(limit));
+}
 
 /** Parameters every list accepts besides its own: Blockscout's page counter and API keys. */
 export const commonListQuery = {
