@@ -344,6 +344,13 @@ describe.each(databaseKinds)("understanding transactions on %s", (kind) => {
       method_call: "Error(string message)",
       parameters: [{ name: "message", type: "string", value: "Playground: requested failure" }],
     });
+    // Blockscout's just_request_body is accepted; the summary itself is the answer.
+    const swap = `/api/v2/transactions/${examples.uniswapSwap}/summary`;
+    const plain = await app.inject(swap);
+    const withSwitch = await app.inject(`${swap}?just_request_body=true`);
+    expect(withSwitch.statusCode).toBe(200);
+    expect(withSwitch.json()).toEqual(plain.json());
+    expect((await app.inject(`${swap}?just_request_body=maybe`)).statusCode).toBe(422);
     const unknown = await app.inject(`/api/v2/transactions/0x${"ab".repeat(32)}/summary`);
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toEqual({ message: "Not found" });
