@@ -40,7 +40,8 @@ describe.each(databaseKinds)("/addresses/{hash}/internal-transactions on %s", (k
   beforeAll(async () => {
     anvil = await startAnvil();
     const client = createRpcClient({ url: anvil.rpcUrl });
-    [sender, payee] = (await client.request<Hex[]>("eth_accounts")).slice(3, 5);
+    let destroyer: Hex;
+    [sender, payee, destroyer] = (await client.request<Hex[]>("eth_accounts")).slice(3, 6);
     const deployed = await sendAndWait(client, { from: sender, data: relayInitCode });
     relay = deployed.contractAddress as Hex;
     relayCreation = deployed.hash;
@@ -63,9 +64,9 @@ describe.each(databaseKinds)("/addresses/{hash}/internal-transactions on %s", (k
         gas: "0x20000",
       })
     ).hash;
-    destructed = (await sendAndWait(client, { from: sender, data: selfdestructInitCode }))
+    destructed = (await sendAndWait(client, { from: destroyer, data: selfdestructInitCode }))
       .contractAddress as Hex;
-    await sendAndWait(client, { from: sender, to: destructed, gas: "0x10000" });
+    await sendAndWait(client, { from: destroyer, to: destructed, gas: "0x10000" });
     indexed = await indexIntoNewDatabase(kind, client, { rangeSize: 16 });
     expect(indexed.indexer.status().tracer).toBe("parity");
     app = indexed.app;

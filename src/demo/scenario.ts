@@ -378,7 +378,8 @@ const failingGas = 200_000n;
  * EIP-2930 and EIP-1559 transactions, and blocks holding one, several or no transactions. Then, once, in a
  * few more blocks: a Uniswap v3 factory, pool and position manager (mint, swaps, burn, collect, position NFT),
  * an Aave-v3-compatible pool (supply, withdraw, borrow, repay, flash loan, collateral switches, liquidation),
- * WETH wrap and unwrap, the proxy's upgrade to `CounterV2` and an EIP-1167 clone.
+ * WETH wrap and unwrap, the proxy's upgrade to `CounterV2` and an EIP-1167 clone. Then, in two blocks, lists
+ * deeper than a page (see {@link ScenarioDepth}).
  *
  * Transactions are sent from anvil's unlocked dev accounts (`eth_sendTransaction`); every receipt is
  * checked, so an unexpected failure throws instead of silently producing a different chain.

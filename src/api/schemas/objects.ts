@@ -292,11 +292,7 @@ const Transaction = object(
     revert_reason: {
       description:
         'Null unless the transaction reverted with data; then, as Blockscout writes it, the decoded error (`Error(string)`, `Panic(uint256)`, custom errors of known ABIs) as a decoded input, else `{"raw": hex}`.',
-      anyOf: [
-        { type: "null" },
-        ref("DecodedInput"),
-        object({ raw: orNull(hexData("The revert data.")) }),
-      ],
+      anyOf: [{ type: "null" }, ref("DecodedInput"), object({ raw: orNull(hexData("The revert data.")) })],
     },
     from: refTo("Address", "Sender."),
     to: refTo("Address", "Recipient; null for a contract creation.", { nullable: true }),

@@ -45,10 +45,11 @@ const exactDoubleLimit = "9007199254740992";
  * it back as `String(JSON.parse(...))`: above 2^53 the digits come back rounded and from 1e21 in exponent
  * form, so the sent value may sit above or below the last row's and resuming at it repeats or skips rows.
  * The cursor also names the last row (token, id and holder), so its exact value is read back (one primary
- * key lookup). A double's shortest printing is within one unit in the last place of it, 2^-52 ≈ 2.2e-16
- * relative: a stored value that close to a sent value of 2^53 or more is the row's value rounded. Below
- * 2^53 the sent value is exact and only an equal value is the row's. A row whose balance moved since keeps
- * the sent value, which still resumes in order.
+ * key lookup, no cost growing with the holders). A double is within 2^-53 ≈ 1.1e-16 of the integer it
+ * rounded and its shortest printing within another unit in the last place: a stored value within 1e-15
+ * (relative) of a sent value of 2^53 or more is taken as the row's value rounded. Below 2^53 a double is
+ * exact and only an equal value is the row's. When the row is gone or its balance moved further since,
+ * the sent value is used as it is: the page still resumes in order, as close as the client's value allows.
  */
 export function resumeValueSql(sent: string, row: BalanceRowSql | null): string {
   if (row === null) return sent;
