@@ -461,6 +461,8 @@ export async function runScenario(parameters: RunScenarioParameters): Promise<Ru
 
 /** Largest integer a JSON double holds exactly is 2^53; 2^60 is well past it (doubles there step by 256). */
 const twoTo60 = 2n ** 60n;
+/** Transactions per block of {@link depthActivity}. */
+const depthBlockSize = 50;
 /** The issue's example of a value `String(JSON.parse(...))` prints as `4.994e+21`. */
 const above1e21 = 4_993_999_999_999_999_999_904n;
 
@@ -488,7 +490,7 @@ function denseRun(top: bigint, count: number): bigint[] {
  * `multiToken` id minted to 65 holders (a dense run above 2^60, then ties at 3), and 60 `multiToken` ids
  * minted at once to one account with amounts just below 4.994e21, in pairs of equal amounts. The dense runs
  * are long enough that page boundaries fall inside them wherever the other holders rank, so a cursor
- * `value` sent back rounded lands between rows. Two blocks, the owner's mints in order.
+ * `value` sent back rounded lands between rows. The owner's mints, in blocks of {@link depthBlockSize}.
  */
 async function depthActivity(scenario: Scenario): Promise<ScenarioDepth> {
   const { accounts } = scenario;
@@ -506,7 +508,7 @@ async function depthActivity(scenario: Scenario): Promise<ScenarioDepth> {
   const multiTokenIdHolders = keylessAddresses("multi-token holder", idAmounts.length);
   const multiTokenIds = Array.from({ length: 60 }, (_, index) => 8000n + BigInt(index));
   const multiTokenIdsHolder = accounts[1];
-  await mineTogether(scenario, [
+  const plans: PlannedTransaction[] = [
     ...tokenHolders.map((holder, index) => ({
       from: owner,
       to: token,
@@ -522,15 +524,15 @@ async function depthActivity(scenario: Scenario): Promise<ScenarioDepth> {
         "0x",
       ]),
     },
-  ]);
-  await mineTogether(
-    scenario,
-    multiTokenIdHolders.map((holder, index) => ({
+    ...multiTokenIdHolders.map((holder, index) => ({
       from: owner,
       to: multiToken,
       data: call(scenario, "DemoMultiToken", "mint", [holder, multiTokenId, idAmounts[index], "0x"]),
     })),
-  );
+  ];
+  // Blocks of at most 50: tracing a block with debug_traceBlockByNumber costs the square of its size.
+  for (let start = 0; start < plans.length; start += depthBlockSize)
+    await mineTogether(scenario, plans.slice(start, start + depthBlockSize));
   return { tokenHolders, multiTokenId, multiTokenIdHolders, multiTokenIdsHolder, multiTokenIds };
 }
 
