@@ -8,6 +8,8 @@ import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain
 
 // CALL(gas, calldata[0:32] as address, callvalue, no input, no output), then STOP: the callee's failure is ignored.
 const relayInitCode = "0x600f600c600039600f6000f3600060006000600034600035" + "5af100";
+// SELFDESTRUCT(CALLER) on every call.
+const selfdestructInitCode = "0x6002600c60003960026000f333ff";
 // REVERT(0, 0)
 const reverterInitCode = "0x6005600c60003960056000f360006000fd";
 
@@ -29,6 +31,7 @@ describe.each(databaseKinds)("/addresses/{hash}/internal-transactions on %s", (k
   let relayCreation: Hex;
   let failingCall: Hex;
   let directRevert: Hex;
+  let destructed: Hex;
   const get = async (url: string) => {
     const response = await app.inject(url);
     return { status: response.statusCode, body: response.json() };
@@ -37,7 +40,8 @@ describe.each(databaseKinds)("/addresses/{hash}/internal-transactions on %s", (k
   beforeAll(async () => {
     anvil = await startAnvil();
     const client = createRpcClient({ url: anvil.rpcUrl });
-    [sender, payee] = (await client.request<Hex[]>("eth_accounts")).slice(3, 5);
+    let destroyer: Hex;
+    [sender, payee, destroyer] = (await client.request<Hex[]>("eth_accounts")).slice(3, 6);
     const deployed = await sendAndWait(client, { from: sender, data: relayInitCode });
     relay = deployed.contractAddress as Hex;
     relayCreation = deployed.hash;
@@ -60,6 +64,9 @@ describe.each(databaseKinds)("/addresses/{hash}/internal-transactions on %s", (k
         gas: "0x20000",
       })
     ).hash;
+    destructed = (await sendAndWait(client, { from: destroyer, data: selfdestructInitCode }))
+      .contractAddress as Hex;
+    await sendAndWait(client, { from: destroyer, to: destructed, gas: "0x10000" });
     indexed = await indexIntoNewDatabase(kind, client, { rangeSize: 16 });
     expect(indexed.indexer.status().tracer).toBe("parity");
     app = indexed.app;
@@ -111,6 +118,12 @@ describe.each(databaseKinds)("/addresses/{hash}/internal-transactions on %s", (k
     expect(item.transaction_hash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(item.timestamp).toMatch(/\.\d{6}Z$/);
     expect(typeof item.block_number).toBe("number");
+  });
+
+  it("gives a selfdestruct frame, which is given no gas, the gas limit 0 as Blockscout does", async () => {
+    const { body } = await get(`/api/v2/addresses/${destructed}/internal-transactions?filter=from`);
+    expect(body.items).toHaveLength(1);
+    expect(body.items[0]).toMatchObject({ type: "selfdestruct", index: 1, gas_limit: "0", success: true });
   });
 
   it("leaves out the top-level call and keeps an index-0 create", async () => {

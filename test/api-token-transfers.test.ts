@@ -272,6 +272,29 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     }
   });
 
+  it("takes Blockscout's limit: that many items and no next page up to a page, a page beyond", async () => {
+    const list = async (query: string) => {
+      const response = await app.inject(`/api/v2/token-transfers${query}`);
+      expect(response.statusCode, query).toBe(200);
+      return response.json() as {
+        items: { block_number: number; log_index: number }[];
+        next_page_params: unknown;
+      };
+    };
+    const page = await list("");
+    const ten = await list("?limit=10");
+    expect(ten.items).toEqual(page.items.slice(0, 10));
+    expect(ten.next_page_params).toBeNull();
+    // Blockscout takes the limit's absolute value.
+    expect((await list("?limit=-3")).items).toEqual(page.items.slice(0, 3));
+    expect((await list("?limit=0")).items).toEqual([]);
+    expect(await list("?limit=100")).toEqual(page);
+    expect(await list("?limit=null")).toEqual(page);
+    const bad = await app.inject("/api/v2/token-transfers?limit=ten");
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().errors[0]).toMatchObject({ source: { pointer: "/limit" } });
+  });
+
   it("answers bad parameters with 422 and an unknown address with an empty page", async () => {
     const badType = await app.inject("/api/v2/token-transfers?type=ERC-9999");
     expect(badType.statusCode).toBe(422);

@@ -19,6 +19,7 @@ import {
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { writeContractAbi } from "../src/db/import-abis.ts";
+import type { RevertReason } from "../src/decode/revert-reason.ts";
 import { compileDemoContracts } from "../src/demo/compile.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
@@ -35,7 +36,7 @@ type ListedTransaction = {
     parameters: { name: string; type: string; value: unknown }[];
   } | null;
   actions: { protocol: string; type: string; data: Record<string, unknown> }[];
-  revert_reason: string | null;
+  revert_reason: RevertReason | null;
 };
 
 /**
@@ -338,9 +339,18 @@ describe.each(databaseKinds)("understanding transactions on %s", (kind) => {
     const failed = await app.inject(`/api/v2/transactions/${examples.failedWithReason}/summary`);
     expect(failed.statusCode).toBe(200);
     expect(failed.body).toBe("null");
-    expect((await listed(contracts.playground, examples.failedWithReason)).revert_reason).toBe(
-      "Playground: requested failure",
-    );
+    expect((await listed(contracts.playground, examples.failedWithReason)).revert_reason).toEqual({
+      method_id: "08c379a0",
+      method_call: "Error(string message)",
+      parameters: [{ name: "message", type: "string", value: "Playground: requested failure" }],
+    });
+    // Blockscout's just_request_body is accepted; the summary itself is the answer.
+    const swap = `/api/v2/transactions/${examples.uniswapSwap}/summary`;
+    const plain = await app.inject(swap);
+    const withSwitch = await app.inject(`${swap}?just_request_body=true`);
+    expect(withSwitch.statusCode).toBe(200);
+    expect(withSwitch.json()).toEqual(plain.json());
+    expect((await app.inject(`${swap}?just_request_body=maybe`)).statusCode).toBe(422);
     const unknown = await app.inject(`/api/v2/transactions/0x${"ab".repeat(32)}/summary`);
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toEqual({ message: "Not found" });
@@ -379,7 +389,13 @@ describe.each(databaseKinds)("understanding transactions on %s", (kind) => {
     expect(failed.decoded_input?.parameters).toEqual([
       { name: "code", type: "uint256", value: String(code) },
     ]);
-    expect(failed.revert_reason).toBe(`RequestedFailure(caller: ${getAddress(sent.from)}, code: ${code})`);
+    expect(failed.revert_reason).toMatchObject({
+      method_call: "RequestedFailure(address caller, uint256 code)",
+      parameters: [
+        { name: "caller", type: "address", value: getAddress(sent.from) },
+        { name: "code", type: "uint256", value: String(code) },
+      ],
+    });
     const body = (await app.inject(`/api/v2/addresses/${contracts.playground}/transactions`)).json();
     expect(body.items[0].to).toMatchObject({
       hash: getAddress(contracts.playground),

@@ -230,6 +230,12 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
   });
 
   it("knows every address seen and which of them hold code", async () => {
+    // Topic position of `from` (then `to`) in ERC-20/721 `Transfer` and ERC-1155 `TransferSingle`/`TransferBatch`.
+    const transferParties = new Map<Hex, number>([
+      [toEventSelector("Transfer(address,address,uint256)"), 1],
+      [toEventSelector("TransferSingle(address,address,address,uint256,uint256)"), 2],
+      [toEventSelector("TransferBatch(address,address,address,uint256[],uint256[])"), 2],
+    ]);
     const rows = await test.db.query<{ hash: string; is_contract: boolean }>(
       `SELECT '0x' || encode(hash, 'hex') AS hash, is_contract FROM addresses`,
     );
@@ -242,7 +248,14 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
       }
       for (const receipt of receipts[b]) {
         if (receipt.contractAddress && !receipt.to) seen.add(receipt.contractAddress.toLowerCase());
-        for (const log of receipt.logs) seen.add(log.address.toLowerCase());
+        for (const log of receipt.logs) {
+          seen.add(log.address.toLowerCase());
+          // The sender and recipient of a token transfer, which may take part in nothing else (the
+          // demo mints to addresses no key controls).
+          const parties = transferParties.get(log.topics[0] as Hex);
+          for (const topic of parties === undefined ? [] : log.topics.slice(parties, parties + 2))
+            seen.add(`0x${topic.slice(26)}`);
+        }
       }
     });
     // Addresses that only take part inside transactions come from the node's traces.

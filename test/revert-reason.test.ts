@@ -75,17 +75,28 @@ describe.each(databaseKinds)("revert output of the demo chain's failed transacti
   });
 
   test("decodes to Playground's require message", () => {
-    expect(reason(scenario.examples.failedWithReason)).toBe("Playground: requested failure");
+    const message = {
+      method_id: "08c379a0",
+      method_call: "Error(string message)",
+      parameters: [{ name: "message", type: "string", value: "Playground: requested failure" }],
+    };
+    expect(reason(scenario.examples.failedWithReason)).toEqual(message);
     // Error(string) needs no ABI.
-    expect(reason(scenario.examples.failedWithReason, false)).toBe("Playground: requested failure");
+    expect(reason(scenario.examples.failedWithReason, false)).toEqual(message);
   });
 
   test("decodes to Playground's custom error with the caller and code it was given", () => {
     const { from, revert_output } = transaction(scenario.examples.failedWithCustomError);
-    const text = reason(scenario.examples.failedWithCustomError);
-    expect(text).toMatch(new RegExp(`^RequestedFailure\\(caller: ${getAddress(from)}, code: \\d+\\)$`));
+    expect(reason(scenario.examples.failedWithCustomError)).toEqual({
+      method_id: revert_output?.slice(2, 10),
+      method_call: "RequestedFailure(address caller, uint256 code)",
+      parameters: [
+        { name: "caller", type: "address", value: getAddress(from) },
+        { name: "code", type: "uint256", value: expect.stringMatching(/^[0-9]+$/) },
+      ],
+    });
     // Without Playground's ABI nothing knows the selector: the raw data.
-    expect(reason(scenario.examples.failedWithCustomError, false)).toBe(revert_output);
+    expect(reason(scenario.examples.failedWithCustomError, false)).toEqual({ raw: revert_output });
   });
 
   test("has nothing to decode for a transaction that ran out of gas", () => {
@@ -97,9 +108,12 @@ describe.each(databaseKinds)("revert output of the demo chain's failed transacti
   });
 
   test("decodes OpenZeppelin's custom errors of the demo tokens from the built-in ABIs", () => {
-    const reasons = scenario.failedTransactionHashes.map((hash) => reason(hash, false));
-    expect(reasons.some((text) => text?.startsWith("ERC20InsufficientBalance(sender: 0x"))).toBe(true);
-    expect(reasons.some((text) => text?.startsWith("OwnableUnauthorizedAccount(account: 0x"))).toBe(true);
+    const calls = scenario.failedTransactionHashes.map((hash) => {
+      const decoded = reason(hash, false);
+      return decoded !== null && "method_call" in decoded ? decoded.method_call : null;
+    });
+    expect(calls).toContain("ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)");
+    expect(calls).toContain("OwnableUnauthorizedAccount(address account)");
   });
 
   test("is on the transaction rows the API reads", async () => {

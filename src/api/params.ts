@@ -7,8 +7,22 @@ export const hashPattern = "^0x([A-Fa-f0-9]{64})$";
  * the column's: beyond it the value could not be compared, so it is refused rather than failing the query.
  */
 const cursorPattern = (digits: number) => `^([0-9]{1,${digits}}|null|)$`;
+/**
+ * A cursor `value` that a JSON number carried: Blockscout's frontend reads it with `JSON.parse` and sends
+ * back `String(number)`, so a value above 2^53 comes back rounded (`1152921504606847000`) and one of 1e21
+ * or more in exponent form (`4.994e+21`). Digits, a fraction and an exponent of up to two digits.
+ */
+const valueCursorPattern = "^([0-9]{1,78}(\\.[0-9]{1,78})?([eE][+-]?[0-9]{1,2})?|null|)$";
+/** Blockscout's `limit` (a nullable integer, its sign ignored). */
+const limitPattern = "^(-?[0-9]{1,9}|null|)$";
 /** Patterns of integer parameters, whose failure Blockscout words "Invalid integer". */
-export const integerPatterns = new Set([cursorPattern(9), cursorPattern(18), cursorPattern(78)]);
+export const integerPatterns = new Set([
+  limitPattern,
+  cursorPattern(9),
+  cursorPattern(18),
+  cursorPattern(78),
+  valueCursorPattern,
+]);
 
 export const addressHashParams = {
   type: "object",
@@ -35,6 +49,21 @@ export const indexCursor = { type: "string", pattern: cursorPattern(9) } as cons
 /** A uint256 (value, fee, token id) in a cursor. */
 export const uint256Cursor = { type: "string", pattern: cursorPattern(78) } as const;
 
+/** The `value` of a cursor whose JSON number clients may send back as a double prints it. */
+export const valueCursor = { type: "string", pattern: valueCursorPattern } as const;
+
+/** Blockscout's `limit` of the token transfers list: items wanted, at most a page. */
+export const limitParameter = { type: "string", pattern: limitPattern } as const;
+
+/**
+ * The rows to fetch for a page under Blockscout's `limit`: `min(page + 1, |limit|)` as Blockscout does, so
+ * a limit of a page or less gives that many items and no next page; no limit fetches a page and one more.
+ */
+export function rowsForLimit(raw: string | undefined, page: number): number {
+  const limit = cursorInteger(raw);
+  return limit === null ? page + 1 : Math.min(page + 1, Math.abs(limit));
+}
+
 /** Parameters every list accepts besides its own: Blockscout's page counter and API keys. */
 export const commonListQuery = {
   items_count: indexCursor,
@@ -50,6 +79,25 @@ export function cursorInteger(raw: string | undefined): number | null {
 /** A cursor uint256 sent as text: digits stay a string, `null`, empty or absent become null. */
 export function cursorDecimal(raw: string | undefined): string | null {
   return raw === undefined || raw === "" || raw === "null" ? null : raw;
+}
+
+/**
+ * A cursor `value` (see {@link valueCursor}) as the exact decimal it spells, for SQL's `numeric`:
+ * `4.994e+21` becomes `4994000000000000000000`, `1.5e-1` becomes `0.15`; `null`, empty or absent become null.
+ */
+export function cursorValue(raw: string | undefined): string | null {
+  const sent = cursorDecimal(raw);
+  const match = sent === null ? null : /^([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/.exec(sent);
+  if (match === null) return sent;
+  const [, whole, fraction = "", exponent = "0"] = match;
+  const digits = whole + fraction;
+  const point = whole.length + Number(exponent);
+  const integer = point <= 0 ? "0" : digits.slice(0, point).padEnd(point, "0");
+  const decimals =
+    point >= digits.length ? "" : (point < 0 ? "0".repeat(-point) : "") + digits.slice(Math.max(point, 0));
+  const exact = integer.replace(/^0+(?=[0-9])/, "");
+  const tail = decimals.replace(/0+$/, "");
+  return tail === "" ? exact : `${exact}.${tail}`;
 }
 
 /** A path or query hash as the lowercase hex the database compares. */

@@ -648,6 +648,37 @@ describe("demo scenario on anvil", () => {
     }
   });
 
+  test("holds lists deeper than a page, with values a JSON double rounds and ties", async () => {
+    const { contracts, depth } = result;
+    const balances = parseAbi([
+      "function balanceOf(address) view returns (uint256)",
+      "function balanceOf(address, uint256) view returns (uint256)",
+    ]);
+    const read = (address: Address, args: [Address] | [Address, bigint]) =>
+      client.readContract({ address, abi: balances, functionName: "balanceOf", args }) as Promise<bigint>;
+    const tokenBalances = await Promise.all(
+      depth.tokenHolders.map((holder) => read(contracts.token, [holder])),
+    );
+    expect(new Set(depth.tokenHolders).size).toBeGreaterThan(100);
+    expect(tokenBalances.filter((value) => value > 10n ** 21n).length).toBeGreaterThan(50);
+    const between = tokenBalances.filter((value) => value > 2n ** 53n && value < 10n ** 21n);
+    expect(between.length).toBeGreaterThan(50);
+    // Neighbours one apart that are the same double, and ties.
+    expect(
+      between.some((value) => between.includes(value - 1n) && Number(value) === Number(value - 1n)),
+    ).toBe(true);
+    expect(new Set(tokenBalances).size).toBeLessThan(tokenBalances.length);
+    const idBalances = await Promise.all(
+      depth.multiTokenIdHolders.map((holder) => read(contracts.multiToken, [holder, depth.multiTokenId])),
+    );
+    expect(new Set(depth.multiTokenIdHolders).size).toBeGreaterThan(50);
+    expect(idBalances.every((value) => value > 0n)).toBe(true);
+    const idsHeld = await Promise.all(
+      depth.multiTokenIds.map((id) => read(contracts.multiToken, [depth.multiTokenIdsHolder, id])),
+    );
+    expect(idsHeld.filter((value) => value > 10n ** 21n).length).toBeGreaterThan(50);
+  });
+
   test("the hybrid emits the ERC-20 and the ERC-721 Transfer in one transaction", async () => {
     const { contracts, examples } = result;
     for (const hash of [examples.hybridTransfer, examples.hybridNftTransfer]) {

@@ -11,6 +11,7 @@ import {
   type Hash,
   type Hex,
   http,
+  keccak256,
   type Log,
   maxUint256,
   type PublicClient,
@@ -18,6 +19,7 @@ import {
   parseEther,
   parseEventLogs,
   parseGwei,
+  slice,
   type TestClient,
   type TransactionReceipt,
   TransactionReceiptNotFoundError,
@@ -324,9 +326,23 @@ export type ScenarioResult = {
   protocolAmounts: ProtocolAmounts;
   /** ERC-4337: the EntryPoints at their canonical addresses, the accounts, and every user operation sent. */
   userOperations: RunUserOperationsReturnType;
+  /** The lists deeper than a page that {@link runScenario} made on purpose. */
+  depth: ScenarioDepth;
   /** Head block before the scenario mined its first block. */
   startBlockNumber: bigint;
   headBlockNumber: bigint;
+};
+
+/** What the scenario's deep lists hold: more than a page each, with values a JSON double rounds. */
+export type ScenarioDepth = {
+  /** Addresses without keys that `token` was minted to: above 1e21, just above 2^60 and near 1e20, with ties. */
+  tokenHolders: Address[];
+  /** The `multiToken` id minted to more than a page of holders (`multiTokenIdHolders`). */
+  multiTokenId: bigint;
+  multiTokenIdHolders: Address[];
+  /** The account holding more than a page of `multiToken` ids (`multiTokenIds`), with amounts above 1e21. */
+  multiTokenIdsHolder: Address;
+  multiTokenIds: bigint[];
 };
 
 /**
@@ -340,6 +356,7 @@ export function isCompleteScenarioResult(result: ScenarioResult): boolean {
     present(result.contracts, contractKeys) &&
     present(result.examples, exampleKeys) &&
     result.protocolAmounts !== undefined &&
+    result.depth !== undefined &&
     result.userOperations !== undefined
   );
 }
@@ -361,7 +378,8 @@ const failingGas = 200_000n;
  * EIP-2930 and EIP-1559 transactions, and blocks holding one, several or no transactions. Then, once, in a
  * few more blocks: a Uniswap v3 factory, pool and position manager (mint, swaps, burn, collect, position NFT),
  * an Aave-v3-compatible pool (supply, withdraw, borrow, repay, flash loan, collateral switches, liquidation),
- * WETH wrap and unwrap, the proxy's upgrade to `CounterV2` and an EIP-1167 clone.
+ * WETH wrap and unwrap, the proxy's upgrade to `CounterV2` and an EIP-1167 clone. Then, in two blocks, lists
+ * deeper than a page (see {@link ScenarioDepth}).
  *
  * Transactions are sent from anvil's unlocked dev accounts (`eth_sendTransaction`); every receipt is
  * checked, so an unexpected failure throws instead of silently producing a different chain.
@@ -421,6 +439,7 @@ export async function runScenario(parameters: RunScenarioParameters): Promise<Ru
     if (round % 5 === 4) await testClient.mine({ blocks: 1 });
   }
   const protocolAmounts = await protocolActivity(scenario);
+  const depth = await depthActivity(scenario);
   const beforeUserOperations = await publicClient.getBlockNumber();
   const userOperations = await runUserOperations({ rpcUrl });
   scenario.transactionCount += await transactionsMinedAfter(publicClient, beforeUserOperations);
@@ -434,9 +453,87 @@ export async function runScenario(parameters: RunScenarioParameters): Promise<Ru
     failedTransactionHashes: scenario.failedTransactionHashes,
     protocolAmounts,
     userOperations,
+    depth,
     startBlockNumber,
     headBlockNumber: await publicClient.getBlockNumber(),
   };
+}
+
+/** Largest integer a JSON double holds exactly is 2^53; 2^60 is well past it (doubles there step by 256). */
+const twoTo60 = 2n ** 60n;
+/** Transactions per block of {@link depthActivity}. */
+const depthBlockSize = 50;
+/** The issue's example of a value `String(JSON.parse(...))` prints as `4.994e+21`. */
+const above1e21 = 4_993_999_999_999_999_999_904n;
+
+/** `count` addresses no key controls (never senders), derived from `label`. */
+function keylessAddresses(label: string, count: number): Address[] {
+  return Array.from({ length: count }, (_, index) =>
+    getAddress(slice(keccak256(toHex(`sextant demo ${label} ${index}`)), 12)),
+  );
+}
+
+/**
+ * A run of `count` values counting down by one from `top`, where every fifth value repeats the one before
+ * (ties that only the address or id orders): all of them print as the same JSON double.
+ */
+function denseRun(top: bigint, count: number): bigint[] {
+  const values: bigint[] = [];
+  for (let index = 0; index < count; index++)
+    values.push(index % 5 === 2 ? values[index - 1] : top - BigInt(index));
+  return values;
+}
+
+/**
+ * Lists deeper than a page, so paging is exercised on the demo chain (endpoints 1, 6 and 9): `token` minted
+ * to 135 new holders (a dense run just below 4.994e21, one just above 2^60, and a few near 1e20), one
+ * `multiToken` id minted to 65 holders (a dense run above 2^60, then ties at 3), and 60 `multiToken` ids
+ * minted at once to one account with amounts just below 4.994e21, in pairs of equal amounts. The dense runs
+ * are long enough that page boundaries fall inside them wherever the other holders rank, so a cursor
+ * `value` sent back rounded lands between rows. The owner's mints, in blocks of {@link depthBlockSize}.
+ */
+async function depthActivity(scenario: Scenario): Promise<ScenarioDepth> {
+  const { accounts } = scenario;
+  const [owner] = accounts;
+  const token = required(scenario.contracts.token);
+  const multiToken = required(scenario.contracts.multiToken);
+  const tokenAmounts = [
+    ...denseRun(above1e21, 60),
+    ...[1n, 2n, 3n, 3n, 5n].map((step) => step * 10n ** 20n + 7n),
+    ...denseRun(twoTo60 + 120n, 70),
+  ];
+  const tokenHolders = keylessAddresses("token holder", tokenAmounts.length);
+  const multiTokenId = 7000n;
+  const idAmounts = [...denseRun(twoTo60 + 100n, 55), ...Array.from({ length: 10 }, () => 3n)];
+  const multiTokenIdHolders = keylessAddresses("multi-token holder", idAmounts.length);
+  const multiTokenIds = Array.from({ length: 60 }, (_, index) => 8000n + BigInt(index));
+  const multiTokenIdsHolder = accounts[1];
+  const plans: PlannedTransaction[] = [
+    ...tokenHolders.map((holder, index) => ({
+      from: owner,
+      to: token,
+      data: call(scenario, "DemoToken", "mint", [holder, tokenAmounts[index]]),
+    })),
+    {
+      from: owner,
+      to: multiToken,
+      data: call(scenario, "DemoMultiToken", "mintBatch", [
+        multiTokenIdsHolder,
+        multiTokenIds,
+        multiTokenIds.map((_, index) => above1e21 - BigInt(Math.floor(index / 2))),
+        "0x",
+      ]),
+    },
+    ...multiTokenIdHolders.map((holder, index) => ({
+      from: owner,
+      to: multiToken,
+      data: call(scenario, "DemoMultiToken", "mint", [holder, multiTokenId, idAmounts[index], "0x"]),
+    })),
+  ];
+  // Blocks of at most 50: tracing a block with debug_traceBlockByNumber costs the square of its size.
+  for (let start = 0; start < plans.length; start += depthBlockSize)
+    await mineTogether(scenario, plans.slice(start, start + depthBlockSize));
+  return { tokenHolders, multiTokenId, multiTokenIdHolders, multiTokenIdsHolder, multiTokenIds };
 }
 
 type ContractName =

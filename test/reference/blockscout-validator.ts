@@ -40,12 +40,6 @@ export const interfaceDocumentOverrides: { schema: string; property: string; typ
     why: "the contract sends to: null for a contract creation (as Blockscout does; its schema omits nullable)",
   },
   {
-    schema: "Transaction",
-    property: "revert_reason",
-    type: { type: "string", nullable: true },
-    why: "the interface document types revert_reason as a string (Blockscout sends an object)",
-  },
-  {
     schema: "TokenBalance",
     property: "token",
     type: { $ref: "#/components/schemas/TokenWithIntegerHoldersCount" },

@@ -119,6 +119,10 @@ const readings: Record<string, string> = {
   // The document lists the tag fields under `metadata`; the contract (Shared objects) and Blockscout carry
   // them as `metadata.tags[]`, which is what the rule checks.
   "address object.metadata": "object: tags (array of metadata tag)",
+  // The document types `revert_reason` a string; Blockscout writes an object (the decoded error, or
+  // `{"raw": hex}`), which is what its frontend reads (`'raw' in revert_reason` throws on a string) and
+  // what Sextant's OpenAPI document says. Issue 10 settles on Blockscout's object.
+  "transaction.revert_reason": "object",
 };
 
 /**

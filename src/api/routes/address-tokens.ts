@@ -6,11 +6,11 @@ import { pageSize, toPage } from "../paging.ts";
 import {
   addressHashParams,
   commonListQuery,
-  cursorDecimal,
+  cursorValue,
   lowerHex,
   tokenTypeList,
   tokenTypeListPattern,
-  uint256Cursor,
+  valueCursor,
 } from "../params.ts";
 import { endpointDocs } from "../schemas/endpoints.ts";
 import type { ApiContext } from "../server.ts";
@@ -43,7 +43,7 @@ const querystring = {
   additionalProperties: false,
   properties: {
     type: { type: "string" },
-    value: uint256Cursor,
+    value: valueCursor,
     id: { type: "string", pattern: idPattern },
     fiat_value: { type: "string" },
     token_name: { type: "string" },
@@ -71,7 +71,7 @@ export function addressTokensRoute(app: FastifyInstance, { db }: ApiContext) {
         address,
         types,
         cursor: {
-          value: cursorDecimal(query.value),
+          value: cursorValue(query.value),
           token_address: idToken === null ? null : lowerHex(idToken),
           token_id: idValue,
         },

@@ -12,9 +12,11 @@ import {
   addressHashParams,
   commonListQuery,
   cursorDecimal,
+  cursorValue,
   lowerHex,
   tokenInstanceParams,
   uint256Cursor,
+  valueCursor,
 } from "../params.ts";
 import { endpointDocs } from "../schemas/endpoints.ts";
 import type { ApiContext } from "../server.ts";
@@ -27,7 +29,7 @@ const querystring = {
   type: "object",
   additionalProperties: false,
   properties: {
-    value: uint256Cursor,
+    value: valueCursor,
     address_hash: addressCursor,
     token_id: uint256Cursor,
     ...commonListQuery,
@@ -41,9 +43,11 @@ async function holdersPage(
   { db }: ApiContext,
   { token, type, tokenId, query }: Omit<ListTokenHoldersParameters, "cursor" | "limit"> & { query: Query },
 ) {
-  const value = cursorDecimal(query.value);
+  const value = cursorValue(query.value);
   const cursorId = cursorDecimal(query.token_id);
-  const outOfRange = [tokenId, value, cursorId].some((digits) => digits && digits.length > maxDigits);
+  const outOfRange = [tokenId, value?.split(".")[0], cursorId].some(
+    (digits) => digits && digits.length > maxDigits,
+  );
   const rows = outOfRange
     ? []
     : await listTokenHolders(db, {

@@ -11,7 +11,9 @@ import {
   cursorInteger,
   hashPattern,
   indexCursor,
+  limitParameter,
   lowerHex,
+  rowsForLimit,
   tokenTypeList,
 } from "../params.ts";
 import { endpointDocs } from "../schemas/endpoints.ts";
@@ -21,6 +23,7 @@ import { invalidTokenType, tokenTypes } from "./address-tokens.ts";
 
 type Query = {
   type?: string;
+  limit?: string;
   filter?: "to" | "from";
   token?: string;
   block_number?: string;
@@ -84,7 +87,7 @@ export function tokenTransfersRoutes(app: FastifyInstance, context: ApiContext) 
         querystring: {
           type: "object",
           additionalProperties: false,
-          properties: { type: { type: "string" }, ...cursorProperties },
+          properties: { type: { type: "string" }, limit: limitParameter, ...cursorProperties },
         },
       },
     },
@@ -94,7 +97,7 @@ export function tokenTransfersRoutes(app: FastifyInstance, context: ApiContext) 
       const rows = await listTokenTransfers(context.db, {
         types,
         cursor: cursorOf(request.query),
-        limit: pageSize + 1,
+        limit: rowsForLimit(request.query.limit, pageSize),
       });
       return page(context, rows);
     },

@@ -30,7 +30,13 @@ const params = {
 const querystring = {
   type: "object",
   additionalProperties: false,
-  properties: { apikey: { type: "string" }, key: { type: "string" } },
+  properties: {
+    apikey: { type: "string" },
+    key: { type: "string" },
+    // Blockscout's switch for the body it would send its interpretation service; accepted, the summary
+    // itself is answered.
+    just_request_body: { type: "string", enum: ["true", "false"] },
+  },
 } as const;
 
 /**

@@ -291,13 +291,8 @@ const Transaction = object(
     ),
     revert_reason: {
       description:
-        'Null unless the transaction reverted; then the decoded reason (`Error(string)`, `Panic(uint256)`, custom errors of known ABIs) where available, else `{"raw": hex}`.',
-      anyOf: [
-        { type: "null" },
-        { type: "string" },
-        ref("DecodedInput"),
-        object({ raw: orNull(hexData("The revert data.")) }),
-      ],
+        'Null unless the transaction reverted with data; then, as Blockscout writes it, the decoded error (`Error(string)`, `Panic(uint256)`, custom errors of known ABIs) as a decoded input, else `{"raw": hex}`.',
+      anyOf: [{ type: "null" }, ref("DecodedInput"), object({ raw: orNull(hexData("The revert data.")) })],
     },
     from: refTo("Address", "Sender."),
     to: refTo("Address", "Recipient; null for a contract creation.", { nullable: true }),
@@ -436,7 +431,10 @@ const InternalTransaction = object(
     to: refTo("Address", "Callee; null for a create.", { nullable: true }),
     created_contract: refTo("Address", "Contract created by a create frame, else null.", { nullable: true }),
     value: decimal("Value moved in wei.", "5000000000000000"),
-    gas_limit: orNull(decimal("Gas given to the frame (a string).", "5212")),
+    gas_limit: decimal(
+      "Gas given to the frame (a string); `0` for a selfdestruct, which is given none.",
+      "5212",
+    ),
     success: boolean("The frame did not fail."),
     error: orNull(string("Why the frame failed (`reverted`, `out of gas`, ...).", "reverted")),
   },

@@ -14,6 +14,13 @@ const tokenTypeList = (types: string): ParameterDoc => ({
   example: "ERC-20,ERC-721",
 });
 
+/**
+ * A cursor `value` that `next_page_params` carries as a JSON number: also accepted as a double prints it.
+ */
+const valueCursor = (what: string): ParameterDoc => ({
+  description: `Cursor key from \`next_page_params\`: ${what}. Digits, or as a JSON double prints them (\`4.994e+21\`, \`1152921504606847000\`): the page still resumes right after the last row, found by the other keys. \`null\`/empty for none.`,
+});
+
 /** The cursor keys of both token-transfer lists. */
 const transferCursor: Record<string, ParameterDoc> = {
   index: cursor("log index of the last transfer"),
@@ -44,7 +51,7 @@ const common: Record<string, ParameterDoc> = {
 const perEndpoint: Record<string, Record<string, ParameterDoc>> = {
   addressTokens: {
     type: tokenTypeList("ERC-20, ERC-721, ERC-1155, ERC-404, ERC-7984"),
-    value: cursor("value of the last row"),
+    value: valueCursor("value of the last row"),
     id: {
       description: "Cursor key from `next_page_params`: token address and id of the last row (`0x…:-1`).",
     },
@@ -80,7 +87,7 @@ const perEndpoint: Record<string, Record<string, ParameterDoc>> = {
   },
   tokenHolders: {
     address_hash_param: { description: "Token contract address.", example: demo.erc20 },
-    value: cursor("balance of the last holder"),
+    value: valueCursor("balance of the last holder"),
     address_hash: hexCursor("address of the last holder"),
     token_id: cursor("token id of the last row (ERC-1155)"),
   },
@@ -89,15 +96,24 @@ const perEndpoint: Record<string, Record<string, ParameterDoc>> = {
       description: "Transaction hash, `0x` and 64 hex digits.",
       example: demo.transaction,
     },
+    just_request_body: {
+      description:
+        "Blockscout's switch for the body of its interpretation request; accepted, the summary is answered.",
+    },
   },
   tokenTransfers: {
     type: tokenTypeList("ERC-20, ERC-721, ERC-1155, ERC-404, ERC-7984"),
+    limit: {
+      description:
+        "Items wanted (Blockscout's; sign ignored): up to 50 that many and no next page; more, or absent, a page of 50.",
+      example: "10",
+    },
     ...transferCursor,
   },
   tokenInstanceHolders: {
     address_hash_param: { description: "Token contract address.", example: demo.erc1155 },
     token_id_param: { description: "Token id (decimal).", example: "1" },
-    value: cursor("balance of the last holder"),
+    value: valueCursor("balance of the last holder"),
     address_hash: hexCursor("address of the last holder"),
     token_id: cursor("the token id"),
   },

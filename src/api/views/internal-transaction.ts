@@ -24,7 +24,8 @@ export function renderInternalTransaction(row: InternalTransactionRow, addresses
     to: renderAddress(row.to_address, addresses),
     created_contract: renderAddress(row.created_contract, addresses),
     value: row.value,
-    gas_limit: row.gas,
+    // A selfdestruct frame is given no gas; Blockscout renders its gas limit as 0, never null.
+    gas_limit: row.gas ?? "0",
     success: row.error === null,
     error: row.error,
   };

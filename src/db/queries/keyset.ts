@@ -29,3 +29,33 @@ export function keysetCondition(
 export function hexColumn(column: string, alias: string): string {
   return `'0x' || encode(${column}, 'hex') AS ${alias}`;
 }
+
+/** Where a value-ordered list's last row lives in `token_balances`: SQL expressions of its key. */
+export type BalanceRowSql = { token: string; tokenId: string; holder: string };
+
+/** 2^53: integers below it survive a trip through a JSON double unchanged. */
+const exactDoubleLimit = "9007199254740992";
+
+/**
+ * SQL for the balance a value-ordered list (endpoints 1, 6 and 9) resumes after: the stored value of the
+ * cursor's last row when the value the client sent back is that value as a double would print it, else the
+ * sent value as it is.
+ *
+ * Why: `value` in `next_page_params` is a JSON number with all its digits, and Blockscout's frontend sends
+ * it back as `String(JSON.parse(...))`: above 2^53 the digits come back rounded and from 1e21 in exponent
+ * form, so the sent value may sit above or below the last row's and resuming at it repeats or skips rows.
+ * The cursor also names the last row (token, id and holder), so its exact value is read back (one primary
+ * key lookup, no cost growing with the holders). A double is within 2^-53 ≈ 1.1e-16 of the integer it
+ * rounded and its shortest printing within another unit in the last place: a stored value within 1e-15
+ * (relative) of a sent value of 2^53 or more is taken as the row's value rounded. Below 2^53 a double is
+ * exact and only an equal value is the row's. When the row is gone or its balance moved further since,
+ * the sent value is used as it is: the page still resumes in order, as close as the client's value allows.
+ */
+export function resumeValueSql(sent: string, row: BalanceRowSql | null): string {
+  if (row === null) return sent;
+  return `COALESCE((
+      SELECT r.value FROM token_balances r
+      WHERE r.token_address = ${row.token} AND r.token_id = ${row.tokenId} AND r.holder = ${row.holder}
+        AND (r.value = ${sent} OR (${sent} >= ${exactDoubleLimit} AND abs(r.value - ${sent}) <= ${sent} * 1e-15))
+    ), ${sent})`;
+}

@@ -1,6 +1,6 @@
 import type { Queryable } from "../client.ts";
 import { byteaParam, byteaText } from "../table-rows.ts";
-import { hexColumn } from "./keyset.ts";
+import { hexColumn, resumeValueSql } from "./keyset.ts";
 
 /** A token as the API renders it, with the exact number of its holders. */
 export type TokenRow = {
@@ -108,13 +108,14 @@ export async function listAddressTokens(
   const typeFilter = types.length > 0 ? `AND t.type = ANY($${params.push(types)}::text[])` : "";
   let keyset = "TRUE";
   if (cursor.value !== null) {
-    const value = `$${params.push(cursor.value)}::numeric`;
+    const sent = `$${params.push(cursor.value)}::numeric`;
     if (cursor.token_address !== null && cursor.token_id !== null) {
       const token = `$${params.push(byteaParam(cursor.token_address))}::bytea`;
       const id = `$${params.push(cursor.token_id)}::numeric`;
+      const value = resumeValueSql(sent, { token, tokenId: id, holder: "$1" });
       keyset = `(h.value, h.token_address, h.token_id) < (${value}, ${token}, ${id})`;
     } else {
-      keyset = `h.value < ${value}`;
+      keyset = `h.value < ${sent}`;
     }
   }
   return db.query<AddressTokenRow>(
@@ -239,14 +240,20 @@ export async function listTokenHolders(
   const params: unknown[] = [byteaParam(token), limit];
   let rows: string;
   let byId = false;
+  // The balance row a holder row is, for reading the cursor's exact value back; an ERC-721 holder row
+  // counts ids (a small exact number) and is no single row.
+  let cursorRowId: string | null = "-1";
   if (tokenId !== undefined) {
+    cursorRowId = tokenId;
     rows = `SELECT holder, value, token_id FROM token_balances
             WHERE token_address = $1 AND token_id = $${params.push(tokenId)}::numeric AND value > 0`;
   } else if (type === "ERC-721") {
+    cursorRowId = null;
     rows = `SELECT holder, sum(value) AS value, NULL::numeric AS token_id FROM token_balances
             WHERE token_address = $1 AND token_id >= 0 AND value > 0 GROUP BY holder`;
   } else if (type === "ERC-1155") {
     byId = true;
+    cursorRowId = cursor.token_id;
     rows = `SELECT holder, value, token_id FROM token_balances
             WHERE token_address = $1 AND token_id >= 0 AND value > 0`;
   } else {
@@ -255,10 +262,16 @@ export async function listTokenHolders(
   }
   let keyset = "TRUE";
   if (cursor.value !== null) {
-    const value = `$${params.push(cursor.value)}::numeric`;
-    if (cursor.holder === null) keyset = `h.value < ${value}`;
+    const sent = `$${params.push(cursor.value)}::numeric`;
+    if (cursor.holder === null) keyset = `h.value < ${sent}`;
     else {
       const holder = `$${params.push(byteaParam(cursor.holder))}::bytea`;
+      const value = resumeValueSql(
+        sent,
+        cursorRowId === null
+          ? null
+          : { token: "$1", tokenId: `$${params.push(cursorRowId)}::numeric`, holder },
+      );
       keyset =
         byId && cursor.token_id !== null
           ? `(h.value, h.holder, h.token_id) < (${value}, ${holder}, $${params.push(cursor.token_id)}::numeric)`
