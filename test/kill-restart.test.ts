@@ -49,71 +49,88 @@ function waitForRange(child: ChildProcess, block: number): Promise<void> {
   });
 }
 
-describe.each(databaseKinds)("kill -9 during catch-up on %s", (kind: DatabaseKind) => {
+describe.each(databaseKinds)("a stop during catch-up on %s", (kind: DatabaseKind) => {
   let anvil: Anvil;
   let client: RpcClient;
+  let head: bigint;
+  let expected: Record<string, string>;
+  const logger = createLogger("silent");
 
   beforeAll(async () => {
     anvil = await startAnvil();
     client = createRpcClient({ url: anvil.rpcUrl });
     await buildChain(client);
-  });
-  afterAll(() => anvil?.stop());
-
-  it("loses and duplicates nothing: a restart ends with the rows of an uninterrupted run", async () => {
-    const logger = createLogger("silent");
     const reference = await createTestDatabase(kind);
     const referenceIndexer = createIndexer({ client, db: reference.db, logger, rangeSize: 10 });
     await referenceIndexer.prepare();
-    const head = (await referenceIndexer.catchUp()) as bigint;
-    expect(Number(head)).toBeGreaterThanOrEqual(200);
-    const expected = await fingerprint(reference.db);
+    head = (await referenceIndexer.catchUp()) as bigint;
+    expected = await fingerprint(reference.db);
     await reference.drop();
-
-    const interrupted = await createTestDatabase(kind);
-    // The child opens the database itself: PGlite allows one process at a time.
-    await interrupted.db.close();
-    const target =
-      kind === "pglite"
-        ? ["--data-dir", interrupted.dataDir as string]
-        : ["--database", interrupted.url as string];
-    const child = spawn(
-      process.execPath,
-      [
-        cli,
-        "index",
-        "--rpc",
-        anvil.rpcUrl,
-        ...target,
-        "--range-size",
-        "3",
-        "--concurrency",
-        "2",
-        "--log-level",
-        "debug",
-      ],
-      { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, DATABASE_URL: "" } },
-    );
-    await waitForRange(child, 60);
-    child.kill("SIGKILL");
-    await new Promise((resolve) => child.once("exit", resolve));
-
-    const reopened = await openDatabase({
-      databaseUrl: interrupted.url,
-      dataDir: interrupted.dataDir ? interrupted.dataDir : undefined,
-    });
-    const checkpoint = (await readCheckpoint(reopened)) as bigint;
-    expect(checkpoint).toBeGreaterThanOrEqual(60n);
-    expect(checkpoint).toBeLessThan(head);
-    const [{ stored }] = await reopened.query<{ stored: number }>("SELECT max(number) AS stored FROM blocks");
-    expect(BigInt(stored)).toBe(checkpoint);
-
-    const restarted = createIndexer({ client, db: reopened, logger, rangeSize: 7 });
-    await restarted.prepare();
-    expect(await restarted.catchUp(head)).toBe(head);
-    expect(await fingerprint(reopened)).toEqual(expected);
-    await reopened.close();
-    interrupted.db = reopened;
-    await interrupted.drop().catch(() => {});
   });
+  afterAll(() => anvil?.stop());
+
+  it.each(["SIGKILL", "SIGTERM"] as const)(
+    "loses and duplicates nothing after %s: a restart ends with the rows of an uninterrupted run",
+    async (signal) => {
+      expect(Number(head)).toBeGreaterThanOrEqual(200);
+      const interrupted = await createTestDatabase(kind);
+      // The child opens the database itself: PGlite allows one process at a time.
+      await interrupted.db.close();
+      const target =
+        kind === "pglite"
+          ? ["--data-dir", interrupted.dataDir as string]
+          : ["--database", interrupted.url as string];
+      const child = spawn(
+        process.execPath,
+        [
+          cli,
+          "index",
+          "--rpc",
+          anvil.rpcUrl,
+          ...target,
+          "--range-size",
+          "3",
+          "--concurrency",
+          "2",
+          "--log-level",
+          "debug",
+        ],
+        { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, DATABASE_URL: "" } },
+      );
+      let log = "";
+      child.stderr?.on("data", (chunk: Buffer) => {
+        log += chunk.toString();
+      });
+      await waitForRange(child, 60);
+      child.kill(signal);
+      const [code] = await new Promise<[number | null]>((resolve) =>
+        child.once("exit", (exitCode) => resolve([exitCode])),
+      );
+      if (signal === "SIGTERM") {
+        // A stop asked for finishes the range being written and says so in one line.
+        expect(code).toBe(0);
+        expect(log.trim().split("\n").at(-1)).toContain('"msg":"stopped"');
+      }
+
+      const reopened = await openDatabase({
+        databaseUrl: interrupted.url,
+        dataDir: interrupted.dataDir ? interrupted.dataDir : undefined,
+      });
+      const checkpoint = (await readCheckpoint(reopened)) as bigint;
+      expect(checkpoint).toBeGreaterThanOrEqual(60n);
+      expect(checkpoint).toBeLessThan(head);
+      const [{ stored }] = await reopened.query<{ stored: number }>(
+        "SELECT max(number) AS stored FROM blocks",
+      );
+      expect(BigInt(stored)).toBe(checkpoint);
+
+      const restarted = createIndexer({ client, db: reopened, logger, rangeSize: 7 });
+      await restarted.prepare();
+      expect(await restarted.catchUp(head)).toBe(head);
+      expect(await fingerprint(reopened)).toEqual(expected);
+      await reopened.close();
+      interrupted.db = reopened;
+      await interrupted.drop().catch(() => {});
+    },
+  );
 });
