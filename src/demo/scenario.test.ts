@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -67,10 +67,7 @@ describe("demo scenario on anvil", () => {
   beforeAll(async () => {
     anvil = await startAnvil();
     client = createPublicClient({ transport: http(anvil.rpcUrl) });
-    const startedAt = performance.now();
     result = await runScenario({ rpcUrl: anvil.rpcUrl });
-    // Generous for a 2-core CI box; the scenario takes about 3.5 s here.
-    expect(performance.now() - startedAt).toBeLessThan(30_000);
 
     blocks = await forEachScenarioBlock((number) => rpc("eth_getBlockByNumber", [number, true]));
     receipts = (
@@ -842,11 +839,13 @@ describe("compileDemoContracts", () => {
       expect(compiled.Playground.bytecode).toMatch(/^0x[0-9a-f]+$/);
       expect(await readdir(cacheDirectory)).toHaveLength(1);
 
-      const startedAt = performance.now();
-      const cached = await compileDemoContracts({ cacheDirectory });
-      // Compiling takes seconds; reading the cache file takes milliseconds.
-      expect(performance.now() - startedAt).toBeLessThan(500);
-      expect(cached).toEqual(compiled);
+      expect(await compileDemoContracts({ cacheDirectory })).toEqual(compiled);
+      // A second call reads the cache file instead of compiling: a mark put in the file comes back.
+      const [cacheFile] = await readdir(cacheDirectory);
+      const path = join(cacheDirectory, cacheFile as string);
+      const marked = { ...compiled, Playground: { ...compiled.Playground, bytecode: "0x00" } };
+      await writeFile(path, JSON.stringify(marked));
+      expect(await compileDemoContracts({ cacheDirectory })).toEqual(marked);
     },
     timeout,
   );

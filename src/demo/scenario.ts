@@ -365,7 +365,8 @@ export function isCompleteScenarioResult(result: ScenarioResult): boolean {
 export type RunScenarioReturnType = ScenarioResult;
 
 const defaultRounds = 28;
-const receiptTimeoutMs = 10_000;
+// Only a stuck node reaches it; a loaded 2-core machine can take many seconds to mine a busy block.
+const receiptTimeoutMs = 60_000;
 // Failing transactions carry an explicit gas limit: without one anvil estimates gas, hits the revert and
 // refuses to send the transaction at all.
 const failingGas = 200_000n;

@@ -480,7 +480,7 @@ function loadArtifact(packageName: string, contractName: string): Artifact {
 }
 
 async function mined(publicClient: PublicClient, hash: Hash): Promise<TransactionReceipt> {
-  const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 10_000 });
+  const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 60_000 });
   if (receipt.status !== "success") throw new Error(`demo transaction ${hash} reverted`);
   return receipt;
 }

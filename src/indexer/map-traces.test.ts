@@ -484,7 +484,6 @@ describe("both tracers on the demo chain (anvil)", () => {
   let receipts: RpcReceipt[][];
   let fromCallTracer: InternalTransaction[][];
   let fromParity: InternalTransaction[][];
-  let fetchMs: number;
 
   beforeAll(async () => {
     const client = createRpcClient({ url: inject("demoRpcUrl") });
@@ -492,7 +491,6 @@ describe("both tracers on the demo chain (anvil)", () => {
     for (let n = BigInt(scenario.startBlockNumber) + 1n; n <= BigInt(scenario.headBlockNumber); n++) {
       numbers.push(`0x${n.toString(16)}`);
     }
-    const startedAt = performance.now();
     const ask = <T>(method: string, extra: unknown[] = []) =>
       client.batch<T>(numbers.map((number) => ({ method, params: [number, ...extra] })));
     let callTraces: CallTracerEntry[][];
@@ -503,7 +501,6 @@ describe("both tracers on the demo chain (anvil)", () => {
       ask<ParityTrace[]>("trace_block"),
       ask<CallTracerEntry[]>("debug_traceBlockByNumber", [{ tracer: "callTracer" }]),
     ]);
-    fetchMs = performance.now() - startedAt;
     fromCallTracer = [];
     fromParity = [];
     blocks.forEach((block, b) => {
@@ -518,7 +515,9 @@ describe("both tracers on the demo chain (anvil)", () => {
   });
 
   test("give identical rows", () => {
-    expect(fetchMs).toBeLessThan(20_000);
+    // debug_traceBlockByNumber's cost grows with the square of a block's transactions on anvil: the demo
+    // keeps its blocks small enough for it.
+    expect(Math.max(...blocks.map((block) => block.transactions.length))).toBeLessThanOrEqual(50);
     expect(fromCallTracer.flat().length).toBeGreaterThan(1000);
     expect(fromCallTracer).toEqual(fromParity);
   });
