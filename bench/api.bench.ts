@@ -31,7 +31,7 @@ import type { Database, Queryable } from "../src/db/client.ts";
 import { byteaParam } from "../src/db/table-rows.ts";
 import { createLogger } from "../src/logger.ts";
 import { defaultTransactions, loadDataset } from "./dataset/load-dataset.ts";
-import { transactionsPerBlock } from "./dataset/synthetic-chain.ts";
+import { syntheticChainVersion, transactionsPerBlock } from "./dataset/synthetic-chain.ts";
 
 const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const transactions = Number(process.env.BENCH_TRANSACTIONS ?? defaultTransactions);
@@ -155,7 +155,7 @@ const shape: [string, number | string][] = [
   ["token transfers", await count("SELECT count(*) FROM token_transfers")],
 ];
 console.log(
-  `\n## Dataset (synthetic chain v${chain.shape.transactions === transactions ? "" : "~"}, ${transactions.toLocaleString("en")} planned)\n`,
+  `\n## Dataset (synthetic chain v${syntheticChainVersion}, ${transactions.toLocaleString("en")} transactions planned)\n`,
 );
 console.log("| what | count |\n|---|---:|");
 for (const [name, value] of shape)
