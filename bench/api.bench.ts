@@ -1,107 +1,744 @@
 /**
- * `npm run bench:api`: indexes the demo chain and prints, per endpoint, the time of one API request
- * (routing, validation, the page's queries, decoding, actions, rendering, serialization) beside the
- * baseline run in the same process on the same database: the one raw SQL query that lists the page's
- * rows, nothing looked up, decoded or rendered. A ratio near 1 means the API adds little to the query.
+ * `npm run bench:api`: Sextant's API at scale, over real HTTP, on PostgreSQL.
  *
- * Options (environment): BENCH_REQUESTS (per endpoint, default 200).
+ * 1. Opens (building what is missing) a synthetic chain written by Sextant's own indexer and writer
+ *    (bench/dataset), and prints its shape as stored.
+ * 2. Serves it with the app's `serve` on a free port and, for every list endpoint and every filter, type
+ *    and sort, times the first page and a deep page (page 1,000, reached by a cursor taken from the row
+ *    49,950 rows deep, or the deepest page the list has): p50 and p99 of sequential keep-alive requests,
+ *    beside the baseline in the same process on the same database: the very SQL statements the page ran
+ *    (recorded during a first request), replayed one after another through the `postgres` driver.
+ * 3. Throughput with autocannon (in a child process) at 32 and 64 connections: the hot address's first
+ *    page of endpoint 2, and a mixed workload over many cold addresses and all endpoints.
+ * 4. Storage: bytes per transaction, every table and index included, per table.
+ * 5. EXPLAIN (ANALYZE, BUFFERS) of the slowest statement of the three slowest pages.
+ *
+ * Options (environment): BENCH_TRANSACTIONS (default 10,000,000; 200000 for a quick check),
+ * DATABASE_URL (the PostgreSQL server, default postgres://postgres@127.0.0.1:5432/postgres),
+ * BENCH_BUILD_MINUTES (most time spent building missing blocks before measuring; default no limit, 0:
+ * measure what is stored), BENCH_REQUESTS (most samples per page and side, default 200),
+ * BENCH_MIN_SAMPLES (default 20), BENCH_CASE_MS (time per page and side after which sampling stops once
+ * the minimum is in, default 1,500), BENCH_LOAD_SECONDS (autocannon duration, default 20), BENCH_ONLY (a
+ * regular expression: only the pages whose endpoint and variant match).
  */
-import type { Address } from "viem";
-import { actionProtocols } from "../src/api/transaction-actions.ts";
-import type { Database } from "../src/db/client.ts";
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { loadavg } from "node:os";
+import { serve } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import type { Database, Queryable } from "../src/db/client.ts";
 import { byteaParam } from "../src/db/table-rows.ts";
-import { startAnvil } from "../src/demo/anvil.ts";
-import { runScenario } from "../src/demo/scenario.ts";
-import { createRpcClient } from "../src/rpc/client.ts";
-import { databaseKinds } from "../test/support/databases.ts";
-import { indexIntoNewDatabase } from "../test/support/indexed-chain.ts";
+import { createLogger } from "../src/logger.ts";
+import { defaultTransactions, loadDataset } from "./dataset/load-dataset.ts";
+import { syntheticChainVersion, transactionsPerBlock } from "./dataset/synthetic-chain.ts";
 
-const requests = Number(process.env.BENCH_REQUESTS ?? 200);
+const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const transactions = Number(process.env.BENCH_TRANSACTIONS ?? defaultTransactions);
+const maxSamples = Number(process.env.BENCH_REQUESTS ?? 200);
+const caseMs = Number(process.env.BENCH_CASE_MS ?? 1_500);
+const loadSeconds = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
+const minSamples = Number(process.env.BENCH_MIN_SAMPLES ?? 20);
+const only = new RegExp(process.env.BENCH_ONLY ?? "");
+const pageSize = 50;
+const deepPage = 1_000;
+const targets = {
+  p50: 5,
+  p99: 25,
+  deepRatio: 1.2,
+  hotRps: 3_000,
+  mixedRps: 500,
+  mixedP99: 100,
+  bytesPerTx: 1_500,
+};
 
-type Case = { name: string; path: string; baseline: (db: Database) => Promise<unknown> };
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(1))
+    .join(" ");
+const mark = (ok: boolean) => (ok ? "✓" : "✗");
+const ms = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(value >= 10 ? 1 : 2));
 
-async function timeEach(run: () => Promise<unknown>): Promise<number> {
-  for (let i = 0; i < 10; i++) await run();
-  const started = performance.now();
-  for (let i = 0; i < requests; i++) await run();
-  return (performance.now() - started) / requests;
+const started = performance.now();
+const { db, chain, reachedBlock, complete } = await loadDataset({
+  serverUrl,
+  transactions,
+  buildMinutes: Number(process.env.BENCH_BUILD_MINUTES ?? Number.POSITIVE_INFINITY),
+  onProgress: ({ block, head, transactionsPerSecond }) =>
+    process.stderr.write(`  built block ${block}/${head} (${transactionsPerSecond} tx/s)\n`),
+});
+process.stderr.write(`dataset ready in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+const { hot, erc20, erc721, erc1155, erc404 } = chain.addresses;
+
+// ---------------------------------------------------------------------------------------------------
+// Shape, as stored
+
+const count = async (sql: string, params: unknown[] = []) =>
+  Number((await db.query<{ n: string }>(`SELECT (${sql})::text AS n`, params))[0].n);
+const storedTransactions = reachedBlock * transactionsPerBlock;
+const shape: [string, number | string][] = [
+  ["blocks", reachedBlock + 1],
+  ["transactions", storedTransactions],
+  ["built", complete ? "complete" : `partial: ${reachedBlock} of ${chain.head} blocks`],
+  ["addresses", await count("SELECT count(*) FROM addresses")],
+  [
+    "hot address: transactions",
+    await count("SELECT count(*) FROM address_transactions WHERE address = $1", [byteaParam(hot)]),
+  ],
+  [
+    "hot address: logs emitted",
+    await count("SELECT count(*) FROM logs WHERE address = $1", [byteaParam(hot)]),
+  ],
+  [
+    "hot address: token transfers",
+    await count("SELECT count(*) FROM address_token_transfers WHERE address = $1", [byteaParam(hot)]),
+  ],
+  [
+    "hot address: internal transactions",
+    await count("SELECT count(*) FROM address_internal_transactions WHERE address = $1", [byteaParam(hot)]),
+  ],
+  [
+    "hot address: withdrawals",
+    await count("SELECT count(*) FROM withdrawals WHERE address = $1", [byteaParam(hot)]),
+  ],
+  [
+    "hot address: token balances",
+    await count("SELECT count(*) FROM token_balances WHERE holder = $1 AND value > 0", [byteaParam(hot)]),
+  ],
+  [
+    "rare topic (Rescue) logs",
+    await count("SELECT count(*) FROM logs WHERE address = $1 AND topic0 = $2", [
+      byteaParam(hot),
+      byteaParam(chain.topics.rescue),
+    ]),
+  ],
+  [
+    "ERC-20: holders",
+    await count(
+      "SELECT count(*) FROM token_balances WHERE token_address = $1 AND token_id = -1 AND value > 0",
+      [byteaParam(erc20)],
+    ),
+  ],
+  [
+    "ERC-20: transfers",
+    await count("SELECT count(*) FROM token_transfers WHERE token_address = $1", [byteaParam(erc20)]),
+  ],
+  [
+    "ERC-721: ids",
+    await count("SELECT count(*) FROM token_instances WHERE token_address = $1", [byteaParam(erc721)]),
+  ],
+  [
+    "ERC-721: transfers",
+    await count("SELECT count(*) FROM token_transfers WHERE token_address = $1", [byteaParam(erc721)]),
+  ],
+  [
+    "ERC-1155: ids",
+    await count("SELECT count(*) FROM token_instances WHERE token_address = $1", [byteaParam(erc1155)]),
+  ],
+  [
+    "ERC-1155: transfers",
+    await count("SELECT count(*) FROM token_transfers WHERE token_address = $1", [byteaParam(erc1155)]),
+  ],
+  [
+    "ERC-404: transfers",
+    await count("SELECT count(*) FROM token_transfers WHERE token_address = $1", [byteaParam(erc404)]),
+  ],
+  [
+    "ERC-404: last block",
+    await count("SELECT coalesce(max(block_number), 0) FROM token_transfers WHERE token_address = $1", [
+      byteaParam(erc404),
+    ]),
+  ],
+  ["withdrawals", await count("SELECT count(*) FROM withdrawals")],
+  ["internal transactions", await count("SELECT count(*) FROM internal_transactions")],
+  ["logs", await count("SELECT count(*) FROM logs")],
+  ["token transfers", await count("SELECT count(*) FROM token_transfers")],
+];
+console.log(
+  `\n## Dataset (synthetic chain v${syntheticChainVersion}, ${transactions.toLocaleString("en")} transactions planned)\n`,
+);
+console.log("| what | count |\n|---|---:|");
+for (const [name, value] of shape)
+  console.log(`| ${name} | ${typeof value === "number" ? value.toLocaleString("en") : value} |`);
+
+// ---------------------------------------------------------------------------------------------------
+// The API over HTTP, with the statements of each page recorded
+
+type Statement = { text: string; params: unknown[] };
+let recording: Statement[] | null = null;
+const record = (target: Queryable): Queryable => ({
+  query(text, params = []) {
+    recording?.push({ text, params });
+    return target.query(text, params);
+  },
+  exec: (text) => target.exec(text),
+});
+const recorded: Database = {
+  ...db,
+  ...record(db),
+  transaction: (work) => db.transaction((tx) => work(record(tx))),
+};
+const config = { ...loadConfig({ env: {} }), host: "127.0.0.1", port: 0, databaseUrl: serverUrl };
+const app = await serve({ config, db: recorded, logger: createLogger("fatal") });
+const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+
+async function get(path: string): Promise<{ status: number; body: string }> {
+  const response = await fetch(base + path);
+  return { status: response.status, body: await response.text() };
 }
 
-const anvil = await startAnvil();
-try {
-  process.stderr.write("building and indexing the demo chain...\n");
-  const scenario = await runScenario({ rpcUrl: anvil.rpcUrl });
-  const { contracts, examples, accounts } = scenario;
-  const sender = accounts[0].toLowerCase() as Address;
-  const pool = contracts.uniswapV3Pool.toLowerCase();
-  const cases: Case[] = [
-    {
-      name: "2 address transactions (decoded inputs, actions, token transfers)",
-      path: `/api/v2/addresses/${sender}/transactions`,
-      baseline: (db) =>
-        db.query(
-          `SELECT t.* FROM address_transactions a
-           JOIN transactions t ON t.block_number = a.block_number AND t.index = a.transaction_index
-           WHERE a.address = $1 ORDER BY a.block_number DESC, a.transaction_index DESC LIMIT 51`,
-          [byteaParam(sender)],
-        ),
-    },
-    {
-      name: "3 address logs (decoded)",
-      path: `/api/v2/addresses/${pool}/logs`,
-      baseline: (db) =>
-        db.query(
-          "SELECT * FROM logs WHERE address = $1 ORDER BY block_number DESC, log_index DESC LIMIT 51",
-          [byteaParam(pool)],
-        ),
-    },
-    {
-      name: "7 transaction summary (a Uniswap swap)",
-      path: `/api/v2/transactions/${examples.uniswapSwap}/summary`,
-      baseline: (db) =>
-        db.query("SELECT * FROM transactions WHERE hash = $1", [byteaParam(examples.uniswapSwap)]),
-    },
-    {
-      name: "13 address token transfers",
-      path: `/api/v2/addresses/${sender}/token-transfers`,
-      baseline: (db) =>
-        db.query(
-          `SELECT t.* FROM address_token_transfers a
-           JOIN token_transfers t ON t.block_number = a.block_number AND t.log_index = a.log_index
-           WHERE a.address = $1 ORDER BY a.block_number DESC, a.log_index DESC LIMIT 51`,
-          [byteaParam(sender)],
-        ),
-    },
-  ];
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
 
-  console.log(`\n${requests} requests per endpoint after 10 warm-up ones, one at a time (fastify inject)\n`);
-  console.log("| database | endpoint | raw SQL (baseline) | API request | ratio to raw SQL |");
-  console.log("|---|---|---:|---:|---:|");
-  for (const kind of databaseKinds) {
-    const indexed = await indexIntoNewDatabase(kind, createRpcClient({ url: anvil.rpcUrl }), {
-      head: BigInt(scenario.headBlockNumber),
-      api: {
-        protocols: actionProtocols({
-          uniswapV3Factory: contracts.uniswapV3Factory,
-          uniswapV3PositionManager: contracts.uniswapV3PositionManager,
-          aaveV3Pool: contracts.aavePool,
-        }),
-      },
-    });
-    try {
-      for (const { name, path, baseline } of cases) {
-        const status = (await indexed.app.inject(path)).statusCode;
-        if (status !== 200) throw new Error(`${path} answered ${status}`);
-        const raw = await timeEach(() => baseline(indexed.test.db));
-        const api = await timeEach(() => indexed.app.inject(path));
-        console.log(
-          `| ${kind} | ${name} | ${raw.toFixed(2)} ms | ${api.toFixed(2)} ms | ${(raw / api).toFixed(2)} |`,
-        );
-      }
-    } finally {
-      await indexed.close();
+async function sample(run: () => Promise<unknown>): Promise<{ p50: number; p99: number; n: number }> {
+  for (let i = 0; i < 3; i++) await run();
+  const times: number[] = [];
+  const began = performance.now();
+  while (times.length < maxSamples && (times.length < minSamples || performance.now() - began < caseMs)) {
+    const t = performance.now();
+    await run();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p99: percentile(times, 99), n: times.length };
+}
+
+type Case = { endpoint: string; variant: string; path: string; deep?: DeepCursor };
+/** The row a deep page resumes after: SQL over the endpoint's own rows, in its order, and the cursor it gives. */
+type DeepCursor = {
+  sql: string;
+  params: unknown[];
+  cursor: (row: Record<string, unknown>) => Record<string, unknown>;
+};
+type Result = {
+  endpoint: string;
+  variant: string;
+  page: string;
+  items: number;
+  statements: number;
+  sql: { p50: number; p99: number };
+  http: { p50: number; p99: number; n: number };
+  slowest: Statement & { ms: number };
+  first?: Result;
+  error?: string;
+};
+
+const hex = (column: string) => `'0x' || encode(${column}, 'hex')`;
+const h = byteaParam(hot);
+
+/** The offset of the row a page at `deepPage` resumes after, or the deepest page's when the list is shorter. */
+async function deepRow(deep: DeepCursor): Promise<{ row: Record<string, unknown>; page: number } | null> {
+  const offset = (deepPage - 1) * pageSize - 1;
+  const [row] = await db.query<Record<string, unknown>>(`${deep.sql} OFFSET ${offset} LIMIT 1`, deep.params);
+  if (row) return { row, page: deepPage };
+  const total = await count(`SELECT count(*) FROM (${deep.sql}) q`, deep.params);
+  const pages = Math.floor((total - 1) / pageSize);
+  if (pages < 1) return null;
+  const [last] = await db.query<Record<string, unknown>>(
+    `${deep.sql} OFFSET ${pages * pageSize - 1} LIMIT 1`,
+    deep.params,
+  );
+  return { row: last, page: pages + 1 };
+}
+
+function withQuery(path: string, query: Record<string, unknown>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) search.set(key, value === null ? "null" : String(value));
+  return `${path}${path.includes("?") ? "&" : "?"}${search}`;
+}
+
+async function measure(endpoint: string, variant: string, path: string, page: string): Promise<Result> {
+  recording = [];
+  const first = await get(path);
+  const statements = recording;
+  recording = null;
+  const items = (JSON.parse(first.body) as { items?: unknown[] } | null)?.items?.length ?? 1;
+  const slowest = { text: "", params: [] as unknown[], ms: -1 };
+  const base = { endpoint, variant, page, items, statements: statements.length, slowest };
+  if (first.status !== 200) {
+    return {
+      ...base,
+      sql: { p50: 0, p99: 0 },
+      http: { p50: 0, p99: 0, n: 0 },
+      error: `HTTP ${first.status}: ${first.body.slice(0, 120)}`,
+    };
+  }
+  const perStatement = statements.map(() => 0);
+  const sql = await sample(async () => {
+    for (const [i, statement] of statements.entries()) {
+      const t = performance.now();
+      await db.query(statement.text, statement.params);
+      perStatement[i] += performance.now() - t;
+    }
+  });
+  const worst = perStatement.indexOf(Math.max(...perStatement));
+  if (worst >= 0) Object.assign(slowest, statements[worst], { ms: perStatement[worst] / (sql.n + 3) });
+  const http = await sample(() => get(path).then((answer) => answer.body));
+  return { ...base, sql, http };
+}
+
+const topics = chain.topics;
+const padded = (address: string) => `0x${address.slice(2).padStart(64, "0")}`;
+const [instance] = await db.query<{ token_id: string }>(
+  `SELECT token_id::text FROM token_balances WHERE token_address = $1 AND token_id >= 0 AND value > 0
+   GROUP BY token_id ORDER BY count(*) DESC LIMIT 1`,
+  [byteaParam(erc1155)],
+);
+const [summaryOf] = await db.query<{ deposit: string; transfer: string }>(
+  `SELECT (SELECT ${hex("transaction_hash")} FROM logs WHERE address = $1 AND topic0 = $2 ORDER BY block_number DESC LIMIT 1) AS deposit,
+          (SELECT ${hex("transaction_hash")} FROM token_transfers WHERE token_address = $3 ORDER BY block_number DESC LIMIT 1) AS transfer`,
+  [h, byteaParam(topics.deposit), byteaParam(erc20)],
+);
+const typeNames = ["ERC-20", "ERC-721", "ERC-1155", "ERC-404"];
+const directionBits = { to: 6, from: 1 } as Record<string, number>;
+
+const cases: Case[] = [];
+// 1: the hot address's tokens, by type.
+for (const type of [undefined, ...typeNames]) {
+  cases.push({
+    endpoint: "1 address tokens",
+    variant: type ? `type=${type}` : "all types",
+    path: withQuery(`/api/v2/addresses/${hot}/tokens`, type ? { type } : {}),
+    deep: {
+      sql: `SELECT ${hex("token_address")} AS token_address, token_id::text AS token_id, value::text AS value FROM (
+              SELECT b.token_address, CASE WHEN t.type = 'ERC-721' THEN -1 ELSE b.token_id END AS token_id, sum(b.value) AS value
+              FROM token_balances b JOIN tokens t ON t.address = b.token_address
+              WHERE b.holder = $1 AND b.value > 0 ${type ? "AND t.type = $2" : ""} GROUP BY 1, 2) h
+            ORDER BY value DESC, token_address DESC, token_id DESC`,
+      params: type ? [h, type] : [h],
+      cursor: (row) => ({
+        value: row.value,
+        id: `${row.token_address}:${row.token_id}`,
+        items_count: pageSize,
+      }),
+    },
+  });
+}
+// 2: the hot address's transactions, every filter × sort × order.
+for (const filter of [undefined, "to", "from"]) {
+  for (const sort of ["block_number", "value", "fee"]) {
+    for (const order of ["desc", "asc"]) {
+      const query: Record<string, string> = { ...(filter ? { filter } : {}) };
+      if (sort !== "block_number" || order !== "desc") Object.assign(query, { sort, order });
+      const keys =
+        sort === "block_number"
+          ? ["block_number", "transaction_index"]
+          : [sort, "block_number", "transaction_index"];
+      cases.push({
+        endpoint: "2 address transactions",
+        variant: `${filter ? `filter=${filter} ` : ""}${sort} ${order}`,
+        path: withQuery(`/api/v2/addresses/${hot}/transactions`, query),
+        deep: {
+          sql: `SELECT block_number, transaction_index, value::text AS value, fee::text AS fee FROM address_transactions
+                WHERE address = $1 ${filter ? `AND direction & ${directionBits[filter]} <> 0` : ""}
+                ORDER BY ${keys.map((key) => `${key} ${order}`).join(", ")}`,
+          params: [h],
+          cursor: (row) => ({
+            block_number: row.block_number,
+            index: row.transaction_index,
+            value: row.value,
+            fee: row.fee,
+            items_count: pageSize,
+          }),
+        },
+      });
     }
   }
-} finally {
-  await anvil.stop();
 }
+// 3: the hot address's logs, without a topic, with its common one and with the rare one.
+for (const [variant, topic] of [
+  ["no topic", undefined],
+  ["topic=Deposit (common)", topics.deposit],
+  ["topic=Rescue (rare)", topics.rescue],
+  ["topic=caller in topic1 (one address)", undefined],
+] as const) {
+  let chosen: string | undefined = topic;
+  if (variant.startsWith("topic=caller")) {
+    const [row] = await db.query<{ topic: string }>(
+      `SELECT ${hex("topic1")} AS topic FROM logs WHERE address = $1 AND topic1 IS NOT NULL ORDER BY block_number DESC LIMIT 1`,
+      [h],
+    );
+    chosen = row?.topic ?? padded(hot);
+  }
+  cases.push({
+    endpoint: "3 address logs",
+    variant,
+    path: withQuery(`/api/v2/addresses/${hot}/logs`, chosen ? { topic: chosen } : {}),
+    deep: {
+      sql: `SELECT block_number, log_index FROM logs WHERE address = $1
+            ${chosen ? "AND $2 IN (topic0, topic1, topic2, topic3)" : ""} ORDER BY block_number DESC, log_index DESC`,
+      params: chosen ? [h, byteaParam(chosen)] : [h],
+      cursor: (row) => ({ block_number: row.block_number, index: row.log_index, items_count: pageSize }),
+    },
+  });
+}
+// 4: a block's withdrawals (16 per block: one page).
+cases.push({
+  endpoint: "4 block withdrawals",
+  variant: "latest block",
+  path: `/api/v2/blocks/${reachedBlock}/withdrawals`,
+});
+// 5: the hot address's withdrawals (one per block).
+cases.push({
+  endpoint: "5 address withdrawals",
+  variant: "hot receiver",
+  path: `/api/v2/addresses/${hot}/withdrawals`,
+  deep: {
+    sql: "SELECT index FROM withdrawals WHERE address = $1 ORDER BY index DESC",
+    params: [h],
+    cursor: (row) => ({ index: row.index, items_count: pageSize }),
+  },
+});
+// 6: holders of each token type.
+for (const [variant, token, rows] of [
+  [
+    "ERC-20 (1 M holders at 10 M)",
+    erc20,
+    "SELECT holder, value FROM token_balances WHERE token_address = $1 AND token_id = -1 AND value > 0",
+  ],
+  [
+    "ERC-721",
+    erc721,
+    "SELECT holder, sum(value) AS value FROM token_balances WHERE token_address = $1 AND token_id >= 0 AND value > 0 GROUP BY holder",
+  ],
+  [
+    "ERC-1155",
+    erc1155,
+    "SELECT holder, value, token_id FROM token_balances WHERE token_address = $1 AND token_id >= 0 AND value > 0",
+  ],
+] as const) {
+  const byId = variant === "ERC-1155";
+  cases.push({
+    endpoint: "6 token holders",
+    variant,
+    path: `/api/v2/tokens/${token}/holders`,
+    deep: {
+      sql: `SELECT ${hex("holder")} AS holder, value::text AS value${byId ? ", token_id::text AS token_id" : ""} FROM (${rows}) h
+            ORDER BY value DESC, holder DESC${byId ? ", token_id DESC" : ""}`,
+      params: [byteaParam(token)],
+      cursor: (row) => ({
+        value: row.value,
+        address_hash: row.holder,
+        ...(byId ? { token_id: row.token_id } : {}),
+        items_count: pageSize,
+      }),
+    },
+  });
+}
+// 7: summaries.
+cases.push({
+  endpoint: "7 transaction summary",
+  variant: "deposit (ERC-20 payout, inner call)",
+  path: `/api/v2/transactions/${summaryOf.deposit}/summary`,
+});
+cases.push({
+  endpoint: "7 transaction summary",
+  variant: "ERC-20 transfer",
+  path: `/api/v2/transactions/${summaryOf.transfer}/summary`,
+});
+// 8: all token transfers, by type.
+for (const type of [undefined, ...typeNames]) {
+  cases.push({
+    endpoint: "8 token transfers",
+    variant: type ? `type=${type}` : "all types",
+    path: withQuery("/api/v2/token-transfers", type ? { type } : {}),
+    deep: {
+      sql: `SELECT t.block_number, t.log_index FROM token_transfers t ${type ? "JOIN tokens k ON k.address = t.token_address AND k.type = $1" : ""}
+            ORDER BY t.block_number DESC, t.log_index DESC`,
+      params: type ? [type] : [],
+      cursor: (row) => ({ block_number: row.block_number, index: row.log_index }),
+    },
+  });
+}
+// 9: holders of the ERC-1155 id with the most holders.
+cases.push({
+  endpoint: "9 instance holders",
+  variant: `ERC-1155 id ${instance?.token_id}`,
+  path: `/api/v2/tokens/${erc1155}/instances/${instance?.token_id ?? 0}/holders`,
+  deep: {
+    sql: `SELECT ${hex("holder")} AS holder, value::text AS value FROM token_balances
+          WHERE token_address = $1 AND token_id = $2 AND value > 0 ORDER BY value DESC, holder DESC`,
+    params: [byteaParam(erc1155), instance?.token_id ?? "0"],
+    cursor: (row) => ({
+      value: row.value,
+      address_hash: row.holder,
+      token_id: instance?.token_id,
+      items_count: pageSize,
+    }),
+  },
+});
+cases.push({
+  endpoint: "10 account abstraction status",
+  variant: "",
+  path: "/api/v2/proxy/account-abstraction/status",
+});
+// 11: the hot address's NFT collections.
+for (const type of [undefined, "ERC-721", "ERC-1155", "ERC-404"]) {
+  cases.push({
+    endpoint: "11 address NFT collections",
+    variant: type ? `type=${type}` : "all types",
+    path: withQuery(`/api/v2/addresses/${hot}/nft/collections`, type ? { type } : {}),
+  });
+}
+// 12: the hot address's internal transactions.
+for (const filter of [undefined, "to", "from"]) {
+  cases.push({
+    endpoint: "12 address internal transactions",
+    variant: filter ? `filter=${filter}` : "no filter",
+    path: withQuery(`/api/v2/addresses/${hot}/internal-transactions`, filter ? { filter } : {}),
+    deep: {
+      sql: `SELECT block_number, transaction_index, index FROM address_internal_transactions
+            WHERE address = $1 ${filter ? `AND direction & ${directionBits[filter]} <> 0` : ""}
+            ORDER BY block_number DESC, transaction_index DESC, index DESC`,
+      params: [h],
+      cursor: (row) => ({
+        block_number: row.block_number,
+        transaction_index: row.transaction_index,
+        index: row.index,
+        items_count: pageSize,
+      }),
+    },
+  });
+}
+// 13: the hot address's token transfers: each filter, each type, one token.
+const transferVariants: Record<string, string>[] = [
+  {},
+  { filter: "to" },
+  { filter: "from" },
+  ...typeNames.map((type) => ({ type })),
+  { token: erc20 },
+];
+for (const query of transferVariants) {
+  const conditions: string[] = ["a.address = $1"];
+  const params: unknown[] = [h];
+  if (query.filter) conditions.push(`a.direction & ${query.filter === "from" ? 1 : 2} <> 0`);
+  if (query.type) conditions.push(`k.type = $${params.push(query.type)}`);
+  if (query.token) conditions.push(`t.token_address = $${params.push(byteaParam(query.token))}`);
+  cases.push({
+    endpoint: "13 address token transfers",
+    variant:
+      Object.entries(query)
+        .map(([key, value]) => `${key}=${key === "token" ? "ERC-20" : value}`)
+        .join(" ") || "no filter",
+    path: withQuery(`/api/v2/addresses/${hot}/token-transfers`, query),
+    deep: {
+      sql: `SELECT a.block_number, a.log_index FROM address_token_transfers a
+            JOIN token_transfers t ON t.block_number = a.block_number AND t.log_index = a.log_index
+            JOIN tokens k ON k.address = t.token_address
+            WHERE ${conditions.join(" AND ")} ORDER BY a.block_number DESC, a.log_index DESC`,
+      params,
+      cursor: (row) => ({ block_number: row.block_number, index: row.log_index }),
+    },
+  });
+}
+
+console.log(
+  `\n## Pages (PostgreSQL; up to ${maxSamples} sequential keep-alive requests per page, at least ${minSamples}; SQL = the page's recorded statements replayed through the driver)\n`,
+);
+console.log(`machine load (1/5/15 min) before: ${load()}\n`);
+console.log(
+  "| endpoint | variant | page | items | stmts | SQL p50 | SQL p99 | HTTP p50 | HTTP p99 | HTTP/SQL | p50 ≤ 5 | p99 ≤ 25 | deep ≤ 1.2× first |",
+);
+console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|:-:|:-:|:-:|");
+const results: Result[] = [];
+const print = (r: Result) => {
+  if (r.error) {
+    console.log(`| ${r.endpoint} | ${r.variant} | ${r.page} | | | | | | | | ✗ | ✗ | ${r.error} |`);
+    return;
+  }
+  const deepRatio = r.first ? r.http.p50 / r.first.http.p50 : null;
+  console.log(
+    `| ${r.endpoint} | ${r.variant} | ${r.page} | ${r.items} | ${r.statements} | ${ms(r.sql.p50)} | ${ms(r.sql.p99)} | ${ms(r.http.p50)} | ${ms(r.http.p99)} | ${(r.http.p50 / r.sql.p50).toFixed(2)} | ${mark(r.http.p50 <= targets.p50)} | ${mark(r.http.p99 <= targets.p99)} | ${deepRatio === null ? "" : `${mark(deepRatio <= targets.deepRatio)} ${deepRatio.toFixed(2)}×`} |`,
+  );
+};
+for (const c of cases.filter((c) => only.test(`${c.endpoint} ${c.variant}`))) {
+  const first = await measure(c.endpoint, c.variant, c.path, "1");
+  results.push(first);
+  print(first);
+  if (!c.deep) continue;
+  const deep = await deepRow(c.deep);
+  if (!deep) continue;
+  const result = await measure(
+    c.endpoint,
+    c.variant,
+    withQuery(c.path, c.deep.cursor(deep.row)),
+    deep.page.toLocaleString("en"),
+  );
+  result.first = first;
+  results.push(result);
+  print(result);
+}
+const measured = results.filter((r) => !r.error);
+const met = (test: (r: Result) => boolean) => `${measured.filter(test).length}/${measured.length}`;
+const deeps = measured.filter((r) => r.first && !r.first.error);
+console.log(`\nmachine load after: ${load()}`);
+console.log(
+  `pages meeting p50 ≤ ${targets.p50} ms: ${met((r) => r.http.p50 <= targets.p50)}; p99 ≤ ${targets.p99} ms: ${met((r) => r.http.p99 <= targets.p99)}; deep pages within ${targets.deepRatio}× their first: ${deeps.filter((r) => r.http.p50 <= targets.deepRatio * (r.first as Result).http.p50).length}/${deeps.length}; errors: ${results.length - measured.length}`,
+);
+
+// ---------------------------------------------------------------------------------------------------
+// Throughput
+
+type LoadResult = { rps: number; p50: number; p99: number; errors: number; non2xx: number; total: number };
+/** autocannon in a child process (its own CPU time, not the server's event loop), reading paths round-robin. */
+function autocannon(paths: string[], connections: number): Promise<LoadResult> {
+  const options = {
+    module: createRequire(import.meta.url).resolve("autocannon"),
+    base,
+    connections,
+    duration: loadSeconds,
+    paths,
+  };
+  const child = spawn(
+    process.execPath,
+    [
+      "-e",
+      `let input = "";
+       process.stdin.on("data", (chunk) => { input += chunk; });
+       process.stdin.on("end", () => {
+       const options = JSON.parse(input);
+       const autocannon = require(options.module);
+       let next = 0;
+       autocannon({
+         url: options.base, connections: options.connections, duration: options.duration,
+         requests: [{ setupRequest: (request) => ({ ...request, path: options.paths[next++ % options.paths.length] }) }],
+       }, (error, result) => process.stdout.write(JSON.stringify(error ? { error: String(error) } : {
+         rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99,
+         errors: result.errors + result.timeouts, non2xx: result.non2xx, total: result.requests.total,
+       })));
+       });`,
+    ],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  child.stdin.end(JSON.stringify(options));
+  let output = "";
+  child.stdout.on("data", (chunk) => {
+    output += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", () => {
+      try {
+        const answer = JSON.parse(output);
+        if (answer.error) reject(new Error(answer.error));
+        else resolve(answer as LoadResult);
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
+
+const coldAddresses = (
+  await db.query<{ address: string }>(
+    `SELECT ${hex("hash")} AS address FROM addresses TABLESAMPLE BERNOULLI (5) REPEATABLE (7)
+     WHERE NOT is_contract AND hash <> $1 LIMIT 2000`,
+    [h],
+  )
+).map((row) => row.address);
+const sampleHashes = (
+  await db.query<{ hash: string }>(
+    `SELECT ${hex("hash")} AS hash FROM transactions TABLESAMPLE SYSTEM (1) REPEATABLE (7) LIMIT 300`,
+  )
+).map((row) => row.hash);
+const mixed: string[] = [];
+coldAddresses.forEach((address, i) => {
+  const perAddress = [
+    "transactions",
+    "token-transfers",
+    "internal-transactions",
+    "tokens",
+    "nft/collections",
+    "logs",
+    "withdrawals",
+  ];
+  mixed.push(`/api/v2/addresses/${address}/${perAddress[i % perAddress.length]}`);
+  if (i % 7 === 0) mixed.push(`/api/v2/transactions/${sampleHashes[i % sampleHashes.length]}/summary`);
+  if (i % 11 === 0) mixed.push(`/api/v2/blocks/${1 + ((i * 7919) % reachedBlock)}/withdrawals`);
+  if (i % 13 === 0) mixed.push(`/api/v2/tokens/${erc1155}/instances/${(i * 31) % 20_000}/holders`);
+  if (i % 29 === 0)
+    mixed.push(
+      "/api/v2/token-transfers",
+      `/api/v2/tokens/${erc20}/holders`,
+      "/api/v2/proxy/account-abstraction/status",
+    );
+});
+const hotPath = `/api/v2/addresses/${hot}/transactions`;
+console.log(
+  `\n## Throughput (autocannon in a child process on the same machine, ${loadSeconds} s per run; mixed: ${mixed.length} paths over ${coldAddresses.length} cold addresses and every endpoint)\n`,
+);
+console.log("| workload | connections | requests/s | p50 | p99 | errors / non-2xx | target | met |");
+console.log("|---|---:|---:|---:|---:|---:|---|:-:|");
+for (const [name, paths, target, ok] of [
+  [
+    "hot address, endpoint 2 first page",
+    [hotPath],
+    `≥ ${targets.hotRps} req/s`,
+    (r: LoadResult) => r.rps >= targets.hotRps,
+  ],
+  [
+    "mixed cold",
+    mixed,
+    `≥ ${targets.mixedRps} req/s, p99 ≤ ${targets.mixedP99} ms`,
+    (r: LoadResult) => r.rps >= targets.mixedRps && r.p99 <= targets.mixedP99,
+  ],
+] as const) {
+  for (const connections of [32, 64]) {
+    const r = await autocannon([...paths], connections);
+    console.log(
+      `| ${name} | ${connections} | ${r.rps.toFixed(0)} | ${r.p50} ms | ${r.p99} ms | ${r.errors} / ${r.non2xx} | ${target} | ${mark(ok(r))} |`,
+    );
+  }
+}
+console.log(`\nmachine load after the load runs: ${load()}`);
+await app.close();
+
+// ---------------------------------------------------------------------------------------------------
+// Storage
+
+const tables = await db.query<{ table: string; rows: string; heap: string; indexes: string; total: string }>(
+  `SELECT c.relname AS table, c.reltuples::bigint::text AS rows,
+     (pg_total_relation_size(c.oid) - pg_indexes_size(c.oid))::text AS heap,
+     pg_indexes_size(c.oid)::text AS indexes, pg_total_relation_size(c.oid)::text AS total
+   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY pg_total_relation_size(c.oid) DESC`,
+);
+const [{ size }] = await db.query<{ size: string }>(
+  "SELECT pg_database_size(current_database())::text AS size",
+);
+const perTx = (bytes: string | number) => (Number(bytes) / storedTransactions).toFixed(0);
+const tableTotal = tables.reduce((sum, table) => sum + Number(table.total), 0);
+console.log(`\n## Storage (${storedTransactions.toLocaleString("en")} transactions)\n`);
+console.log(
+  "| table | rows | table + TOAST bytes/tx | index bytes/tx | total bytes/tx |\n|---|---:|---:|---:|---:|",
+);
+for (const table of tables.filter((table) => Number(table.total) > 100_000)) {
+  console.log(
+    `| ${table.table} | ${Number(table.rows).toLocaleString("en")} | ${perTx(table.heap)} | ${perTx(table.indexes)} | ${perTx(table.total)} |`,
+  );
+}
+console.log(`| all tables and indexes | | | | ${perTx(tableTotal)} |`);
+console.log(
+  `\nbytes per transaction: ${perTx(tableTotal)} (tables and indexes), ${perTx(size)} (pg_database_size, ${(Number(size) / 2 ** 30).toFixed(2)} GiB); target ≤ ${targets.bytesPerTx}: ${mark(Number(perTx(tableTotal)) <= targets.bytesPerTx)}`,
+);
+
+// ---------------------------------------------------------------------------------------------------
+// Why the slowest pages are slow
+
+const worst = [...measured].sort((a, b) => b.http.p50 - a.http.p50).slice(0, 3);
+console.log("\n## EXPLAIN (ANALYZE, BUFFERS) of the slowest statement of the 3 slowest pages\n");
+for (const r of worst) {
+  console.log(
+    `### ${r.endpoint}, ${r.variant}, page ${r.page}: HTTP p50 ${ms(r.http.p50)} ms; slowest statement ${ms(r.slowest.ms)} ms\n`,
+  );
+  const plan = await db.query<{ "QUERY PLAN": string }>(
+    `EXPLAIN (ANALYZE, BUFFERS) ${r.slowest.text}`,
+    r.slowest.params,
+  );
+  console.log("```");
+  console.log(r.slowest.text.replace(/\s+/g, " ").slice(0, 600));
+  for (const line of plan) console.log(line["QUERY PLAN"]);
+  console.log("```\n");
+}
+await db.close();
