@@ -11,7 +11,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
@@ -20,19 +19,11 @@ import { startAnvil } from "../src/demo/anvil.ts";
 import { runScenario } from "../src/demo/scenario.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { eth_blockNumber } from "../src/rpc/eth_blockNumber.ts";
+import { freePort } from "../test/support/free-port.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 60);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const cli = join(import.meta.dirname, "../bin/sextant.js");
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, "close");
-  return port;
-}
 
 type Result = { requests: number; p50: number; p99: number; errors: number; non2xx: number };
 

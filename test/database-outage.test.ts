@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,27 +8,12 @@ import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { eth_blockNumber } from "../src/rpc/eth_blockNumber.ts";
 import { eth_getBlockByNumber } from "../src/rpc/eth_getBlockByNumber.ts";
+import { freePort } from "./support/free-port.ts";
 import { type PostgresCluster, startPostgresCluster } from "./support/postgres-cluster.ts";
+import { until } from "./support/until.ts";
 
 const cli = join(import.meta.dirname, "../bin/sextant.js");
 const outageMs = 15_000;
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, "close");
-  return port;
-}
-
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 // PostgreSQL's server programs stop and start a cluster of the test's own, on its own port.
 describe.runIf(process.env.DATABASE_URL)("a PostgreSQL outage under sextant start (postgres)", () => {

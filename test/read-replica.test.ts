@@ -13,15 +13,7 @@ import {
   startPostgresCluster,
   startStreamingReplica,
 } from "./support/postgres-cluster.ts";
-
-/** Polls `probe` until it returns true, or fails after `timeoutMs`. */
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { until } from "./support/until.ts";
 
 // A cluster of the test's own needs PostgreSQL's server programs, which the PostgreSQL runs have.
 describe.runIf(process.env.DATABASE_URL)("API reads from a streaming replica (postgres)", () => {

@@ -1,9 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { once } from "node:events";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./free-port.ts";
 
 /** A PostgreSQL server of the test's own: its own folder and port, removed by `destroy`. */
 export type PostgresCluster = {
@@ -43,15 +42,6 @@ function newFolder(): string {
 function postgresIds(): [number, number] {
   const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }));
   return [id("-u"), id("-g")];
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, "close");
-  return port;
 }
 
 function cluster(folder: string, port: number): PostgresCluster {
