@@ -29,15 +29,15 @@ const nftTypes = ["ERC-721", "ERC-1155", "ERC-404"];
 
 /**
  * The tokens at the given lowercase hex addresses, keyed by address, each with its holders count (the
- * distinct holders with a balance above zero, any id). One query for all the tokens of a page.
+ * distinct holders with a balance above zero, any id, kept by applyTokenBalanceChanges). One query for
+ * all the tokens of a page.
  */
 export async function findTokens(db: Queryable, addresses: Iterable<string>): Promise<FindTokensReturnType> {
   const unique = [...new Set(addresses)];
   if (unique.length === 0) return new Map();
   const rows = await db.query<TokenRow>(
     `SELECT ${hexColumn("t.address", "address")}, t.type, t.name, t.symbol, t.decimals, t.total_supply,
-       (SELECT count(DISTINCT b.holder) FROM token_balances b WHERE b.token_address = t.address AND b.value > 0)
-         AS holders_count
+       t.holders_count
      FROM tokens t
      WHERE t.address = ANY($1::text[]::bytea[])`,
     [unique.map((address) => byteaText(address))],
