@@ -104,6 +104,8 @@ export async function listTokenTransfers(
     perTransaction === undefined
       ? ""
       : `, row_number() OVER (PARTITION BY t.block_number, t.transaction_index ORDER BY t.log_index, x.position) AS nth`;
+  // is_unique looks at two balances at most: that decides it, and keeps the planner's estimate (and so
+  // the page's plan) that of two index entries, however many holders the token has.
   const query = `SELECT t.block_number, t.transaction_index, t.log_index, x.position::int AS position, cardinality(t.token_ids) AS batch_size,
        ${hexColumn("b.hash", "block_hash")}, ${hexColumn("t.transaction_hash", "transaction_hash")}, b.timestamp,
        CASE WHEN length(tx.input) >= 4 THEN '0x' || encode(substring(tx.input FROM 1 FOR 4), 'hex') END AS input_selector,
@@ -111,8 +113,10 @@ export async function listTokenTransfers(
        ${hexColumn("t.to_address", "to_address")}, k.type AS token_type, x.token_id::text AS token_id, x.amount::text AS amount,
        i.token_id IS NOT NULL AS has_instance, i.metadata, i.metadata_error,
        CASE WHEN x.token_id IS NULL THEN NULL ELSE (
-         SELECT count(*) = 1 AND sum(h.value) = 1 FROM token_balances h
-         WHERE h.token_address = t.token_address AND h.token_id = x.token_id AND h.value > 0) END AS is_unique ${nth}
+         SELECT count(*) = 1 AND sum(u.value) = 1 FROM (
+           SELECT h.value FROM token_balances h
+           WHERE h.token_address = t.token_address AND h.token_id = x.token_id AND h.value > 0
+           LIMIT 2) u) END AS is_unique ${nth}
      FROM ${source}
      CROSS JOIN LATERAL unnest(t.token_ids, t.amounts) WITH ORDINALITY AS x(token_id, amount, position)
      JOIN tokens k ON k.address = t.token_address
