@@ -70,9 +70,16 @@ export async function listTokenTransfers(
     params.push(value);
     return `$${params.length}`;
   };
-  let source = "token_transfers t";
-  if (address !== undefined) {
-    source = `address_token_transfers a JOIN token_transfers t ON t.block_number = a.block_number AND t.log_index = a.log_index`;
+  // Each type kept is its own index range scan (on the type stamped on the rows, see storeTokensAndTypes),
+  // merged in page order: no walk past the transfers of other types, however old the matches are.
+  const typed = (table: string) =>
+    types.length === 0
+      ? table
+      : `(${[...new Set(types)].map((type) => `SELECT * FROM ${table} WHERE token_contract_type = ${bind(type)}`).join(" UNION ALL ")})`;
+  let source: string;
+  if (address === undefined) source = `${typed("token_transfers")} t`;
+  else {
+    source = `${typed("address_token_transfers")} a JOIN token_transfers t ON t.block_number = a.block_number AND t.log_index = a.log_index`;
     where.push(`a.address = ${bind(byteaParam(address))}`);
     if (filter) where.push(`a.direction & ${filter === "from" ? 1 : 2} <> 0`);
   }
@@ -86,7 +93,6 @@ export async function listTokenTransfers(
       `(t.block_number, t.transaction_index) IN (SELECT * FROM unnest(${blocks}::int8[], ${indexes}::int4[]))`,
     );
   }
-  if (types.length > 0) where.push(`k.type = ANY(${bind(types)}::text[])`);
   if (cursor.block_number != null) {
     const block = bind(cursor.block_number);
     if (cursor.index == null) {
