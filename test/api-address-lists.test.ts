@@ -11,8 +11,10 @@ const emitterInitCode = "0x6012600c60003960126000f360403560005260203560003560206
 const ping = keccak256(toHex("Ping(uint256)"));
 const tagX = pad("0x0a", { size: 32 });
 const tagY = pad("0x0b", { size: 32 });
+// tagX's last 8 bytes under a different first byte: the topic indexes key on the last 8 bytes only.
+const lookalike = `0x01${tagX.slice(4)}` as Hex;
 
-type Fixture = { a: Hex; b: Hex; sender: Hex; emitter: Hex; creation: Hex };
+type Fixture = { a: Hex; b: Hex; sender: Hex; emitter: Hex; creation: Hex; twin: Hex };
 
 async function send(client: RpcClient, transaction: Record<string, unknown>): Promise<Hex> {
   const hash = await client.request<Hex>("eth_sendTransaction", [transaction]);
@@ -31,7 +33,19 @@ async function buildChain(client: RpcClient): Promise<Fixture> {
     const data = `0x${ping.slice(2)}${(i % 3 === 0 ? tagX : tagY).slice(2)}${pad(toHex(i), { size: 32 }).slice(2)}`;
     await send(client, { from: sender, to: receipt.contractAddress, data, gas: "0x30000" });
   }
-  return { a, b, sender, emitter: receipt.contractAddress, creation };
+  // A second emitter: one log with tagX at two positions, one with the lookalike, one with tagX.
+  const twinCreation = await send(client, { from: sender, data: emitterInitCode });
+  let twin: { contractAddress: Hex } | null = null;
+  while (!twin) twin = await client.request("eth_getTransactionReceipt", [twinCreation]);
+  for (const [topic0, topic1] of [
+    [tagX, tagX],
+    [ping, lookalike],
+    [ping, tagX],
+  ]) {
+    const data = `0x${topic0.slice(2)}${topic1.slice(2)}${pad("0x01", { size: 32 }).slice(2)}`;
+    await send(client, { from: sender, to: twin.contractAddress, data, gas: "0x30000" });
+  }
+  return { a, b, sender, emitter: receipt.contractAddress, creation, twin: twin.contractAddress };
 }
 
 describe.each(databaseKinds)("address lists on %s", (kind) => {
@@ -330,6 +344,19 @@ describe.each(databaseKinds)("address lists on %s", (kind) => {
         `/api/v2/addresses/${chain.emitter}/logs?topic=${ping.toUpperCase().replace("0X", "0x")}`,
       );
       expect(upper.body.items).toHaveLength(50);
+      const rest = await get(
+        `/api/v2/addresses/${chain.emitter}/logs?topic=${ping}&${query(upper.body.next_page_params)}`,
+      );
+      expect(rest.body.items.map((item: { data: string }) => Number(BigInt(item.data)))).toEqual([0]);
+      expect(rest.body.next_page_params).toBeNull();
+      // A log with the topic at two positions comes once; one whose topic only ends like it does not come.
+      const twin = await get(`/api/v2/addresses/${chain.twin}/logs?topic=${tagX}`);
+      expect(twin.body.items.map((item: { topics: string[] }) => item.topics.slice(0, 2))).toEqual([
+        [ping, tagX],
+        [tagX, tagX],
+      ]);
+      const similar = await get(`/api/v2/addresses/${chain.twin}/logs?topic=${lookalike}`);
+      expect(similar.body.items.map((item: { topics: string[] }) => item.topics[1])).toEqual([lookalike]);
       const bad = await get(`/api/v2/addresses/${chain.emitter}/logs?topic=0x1234`);
       expect(bad.status).toBe(422);
       expect(bad.body.errors[0].source.pointer).toBe("/topic");

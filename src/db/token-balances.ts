@@ -6,6 +6,11 @@ import type { Queryable } from "./client.ts";
  * per ERC-721 id). Used when a range is written and when a reorganization orphans blocks, so balances
  * always equal the sum of the stored transfers. The zero address is never a holder, and a balance back
  * at zero is deleted.
+ *
+ * In the same statement it keeps what pages would otherwise aggregate: `token_holders` (per holder of a
+ * token's ids: ids held above zero and their summed balance) and `tokens.holders_count` (distinct
+ * holders above zero, any id). Both follow from each balance's value before and after the change, so
+ * taking back a range restores them exactly.
  */
 export async function applyTokenBalanceChanges(
   tx: Queryable,
@@ -13,42 +18,78 @@ export async function applyTokenBalanceChanges(
   to: bigint,
   sign: 1 | -1,
 ): Promise<void> {
-  const changed = await tx.query<{
-    token_address: Uint8Array;
-    token_id: string;
-    holder: Uint8Array;
-    empty: boolean;
-  }>(
-    `INSERT INTO token_balances (token_address, token_id, holder, value)
-     SELECT token_address, token_id, holder, sum(delta) * $3
-     FROM (
-       SELECT t.token_address, m.token_id, side.holder, side.direction * m.amount AS delta
-       FROM token_transfers t
-       CROSS JOIN LATERAL unnest(
-         CASE WHEN t.token_type = 'ERC-20' THEN ARRAY[-1]::numeric[] ELSE t.token_ids END,
-         CASE WHEN t.token_type = 'ERC-721' THEN ARRAY[1]::numeric[] ELSE t.amounts END
-       ) AS m(token_id, amount)
-       CROSS JOIN LATERAL (VALUES (t.from_address, -1), (t.to_address, 1)) AS side(holder, direction)
-       WHERE t.block_number BETWEEN $1 AND $2
-     ) moves
-     WHERE holder <> '\\x0000000000000000000000000000000000000000'::bytea
-     GROUP BY token_address, token_id, holder
-     ON CONFLICT (token_address, token_id, holder) DO UPDATE SET value = token_balances.value + excluded.value
-     RETURNING token_address, token_id::text, holder, value = 0 AS empty`,
+  // Every sub-statement sees the tables as they were before the statement: a holding's "before" comes
+  // from token_holders and the fungible balance not changed here from token_balances.
+  const emptied = await tx.query<{ token_address: Uint8Array; token_id: string; holder: Uint8Array }>(
+    `WITH moves AS (
+       SELECT token_address, token_id, holder, sum(delta) * $3 AS delta
+       FROM (
+         SELECT t.token_address, m.token_id, side.holder, side.direction * m.amount AS delta
+         FROM token_transfers t
+         CROSS JOIN LATERAL unnest(
+           CASE WHEN t.token_type = 'ERC-20' THEN ARRAY[-1]::numeric[] ELSE t.token_ids END,
+           CASE WHEN t.token_type = 'ERC-721' THEN ARRAY[1]::numeric[] ELSE t.amounts END
+         ) AS m(token_id, amount)
+         CROSS JOIN LATERAL (VALUES (t.from_address, -1), (t.to_address, 1)) AS side(holder, direction)
+         WHERE t.block_number BETWEEN $1 AND $2
+       ) transfer_moves
+       WHERE holder <> '\\x0000000000000000000000000000000000000000'::bytea
+       GROUP BY token_address, token_id, holder
+     ), changed AS (
+       INSERT INTO token_balances (token_address, token_id, holder, value)
+       SELECT token_address, token_id, holder, delta FROM moves
+       ON CONFLICT (token_address, token_id, holder) DO UPDATE SET value = token_balances.value + excluded.value
+       RETURNING token_address, token_id, holder, value
+     ), steps AS (
+       SELECT c.token_address, c.token_id, c.holder, c.value - m.delta AS before, c.value AS after
+       FROM changed c
+       JOIN moves m ON m.token_address = c.token_address AND m.token_id = c.token_id AND m.holder = c.holder
+     ), holdings AS (
+       SELECT s.token_address, s.holder,
+         COALESCE(h.ids, 0) AS ids_before,
+         COALESCE(h.ids_value, 0) AS ids_value_before,
+         COALESCE(h.ids, 0)
+           + COALESCE(sum((s.after > 0)::int - (s.before > 0)::int) FILTER (WHERE s.token_id >= 0), 0) AS ids_after,
+         COALESCE(h.ids_value, 0)
+           + COALESCE(sum(GREATEST(s.after, 0) - GREATEST(s.before, 0)) FILTER (WHERE s.token_id >= 0), 0) AS ids_value_after,
+         COALESCE(bool_or(s.before > 0) FILTER (WHERE s.token_id < 0), f.value > 0, false) AS fungible_before,
+         COALESCE(bool_or(s.after > 0) FILTER (WHERE s.token_id < 0), f.value > 0, false) AS fungible_after
+       FROM steps s
+       LEFT JOIN token_holders h ON h.token_address = s.token_address AND h.holder = s.holder
+       LEFT JOIN token_balances f ON f.token_address = s.token_address AND f.token_id = -1 AND f.holder = s.holder
+       GROUP BY s.token_address, s.holder, h.ids, h.ids_value, f.value
+     ), kept AS (
+       INSERT INTO token_holders (token_address, holder, ids, ids_value)
+       SELECT token_address, holder, ids_after, ids_value_after FROM holdings
+       WHERE ids_after > 0 AND (ids_after, ids_value_after) <> (ids_before, ids_value_before)
+       ON CONFLICT (token_address, holder) DO UPDATE SET ids = excluded.ids, ids_value = excluded.ids_value
+     ), dropped AS (
+       DELETE FROM token_holders h USING holdings x
+       WHERE x.ids_after = 0 AND x.ids_before > 0 AND h.token_address = x.token_address AND h.holder = x.holder
+     ), counted AS (
+       UPDATE tokens t SET holders_count = t.holders_count + c.change
+       FROM (
+         SELECT token_address,
+           sum((ids_after > 0 OR fungible_after)::int - (ids_before > 0 OR fungible_before)::int) AS change
+         FROM holdings GROUP BY token_address
+       ) c
+       WHERE t.address = c.token_address AND c.change <> 0
+     )
+     SELECT token_address, token_id::text AS token_id, holder FROM steps WHERE after = 0`,
     [from.toString(), to.toString(), sign],
   );
   // No zero rows: a balance that returns to zero is the same as one that never existed, whichever
-  // order of ranges and reorganizations led there.
-  const keys = changed.filter((row) => row.empty);
-  if (keys.length === 0) return;
+  // order of ranges and reorganizations led there. (Deleted here: the statement above cannot see the
+  // rows it wrote.)
+  if (emptied.length === 0) return;
   await tx.query(
     `DELETE FROM token_balances b
      USING unnest($1::text[]::bytea[], $2::text[]::numeric[], $3::text[]::bytea[]) AS k(token_address, token_id, holder)
      WHERE b.token_address = k.token_address AND b.token_id = k.token_id AND b.holder = k.holder`,
     [
-      keys.map((row) => `\\x${Buffer.from(row.token_address).toString("hex")}`),
-      keys.map((row) => row.token_id),
-      keys.map((row) => `\\x${Buffer.from(row.holder).toString("hex")}`),
+      emptied.map((row) => `\\x${Buffer.from(row.token_address).toString("hex")}`),
+      emptied.map((row) => row.token_id),
+      emptied.map((row) => `\\x${Buffer.from(row.holder).toString("hex")}`),
     ],
   );
 }

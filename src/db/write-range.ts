@@ -1,11 +1,11 @@
 import { BaseError } from "../errors.ts";
-import { tokensOnConflict } from "../indexer/attach-tokens.ts";
 import type { RangeRows } from "../indexer/transform-range.ts";
 import { userOperationsOnConflict } from "../indexer/user-operations.ts";
 import type { Database } from "./client.ts";
 import { deleteAbove } from "./delete-above.ts";
 import { byteaParam, insertRows } from "./table-rows.ts";
 import { applyTokenBalanceChanges } from "./token-balances.ts";
+import { storeTokensAndTypes } from "./token-types.ts";
 
 /** The stored chain does not continue into the range: its parent is not the block stored below it. */
 export class ChainDivergedError extends BaseError {
@@ -68,10 +68,10 @@ export async function writeRange(
     await insertRows(tx, rows.addressInternalTransactions);
     await insertRows(tx, rows.withdrawals);
     await insertRows(tx, rows.proxies);
+    await storeTokensAndTypes(tx, rows);
     await insertRows(tx, rows.tokenTransfers);
     await insertRows(tx, rows.userOperations, { onConflict: userOperationsOnConflict });
     await insertRows(tx, rows.addressTokenTransfers);
-    await insertRows(tx, rows.tokens, { onConflict: tokensOnConflict });
     await insertRows(tx, rows.tokenInstances, {
       onConflict: "ON CONFLICT (token_address, token_id) DO NOTHING",
     });

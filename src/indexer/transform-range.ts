@@ -144,12 +144,15 @@ export function transformRange(range: FetchedRange, { entryPoints }: TransformRa
     token_type: "text",
     token_ids: "numeric[]",
     amounts: "numeric[]",
+    // The token's type (tokens.type), settled by writeRange once the range's tokens are stored.
+    token_contract_type: "text",
   });
   const addressTokenTransferRows = createTableRows("address_token_transfers", {
     address: "bytea",
     block_number: "int8",
     log_index: "int4",
     direction: "int2",
+    token_contract_type: "text",
   });
   let malformedTokenTransfers = 0;
   // Filled by attachTokens once name, symbol, decimals and supply are read from the node.
@@ -390,6 +393,7 @@ export function transformRange(range: FetchedRange, { entryPoints }: TransformRa
           token_type: transfer.type,
           token_ids: `{${transfer.tokenIds.join(",")}}`,
           amounts: `{${transfer.amounts.join(",")}}`,
+          token_contract_type: null,
         });
         see(transfer.from, number);
         see(transfer.to, number);
@@ -417,6 +421,7 @@ export function transformRange(range: FetchedRange, { entryPoints }: TransformRa
             block_number: number,
             log_index: Number(log.logIndex),
             direction: bit,
+            token_contract_type: null,
           });
         }
       }

@@ -73,6 +73,9 @@ export async function fingerprint(db: Database): Promise<Record<string, string>>
     internal_transactions: "block_number, transaction_index, index",
     address_internal_transactions: "address, block_number, transaction_index, index",
     addresses: "hash",
+    tokens: "address",
+    token_balances: "token_address, token_id, holder",
+    token_holders: "token_address, holder",
     checkpoints: "name",
     chain_identity: "singleton",
   };

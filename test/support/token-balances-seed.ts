@@ -29,6 +29,16 @@ async function insertBalances(db: Database, balances: BalanceSeed[]) {
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(t, i, h, v)`,
     [0, 1, 2, 3].map((column) => balances.map((row) => String(row[column]))),
   );
+  // And what the indexer keeps with them (applyTokenBalanceChanges): holdings of ids and holder counts.
+  await db.query(
+    `INSERT INTO token_holders (token_address, holder, ids, ids_value)
+     SELECT token_address, holder, count(*), sum(value) FROM token_balances
+     WHERE token_id >= 0 AND value > 0 GROUP BY token_address, holder`,
+  );
+  await db.query(
+    `UPDATE tokens t SET holders_count = (SELECT count(DISTINCT b.holder) FROM token_balances b
+                                         WHERE b.token_address = t.address AND b.value > 0)`,
+  );
 }
 
 async function insertInstances(db: Database, instances: InstanceSeed[]) {

@@ -25,7 +25,10 @@ export type LogRow = {
   transaction_to: string | null;
 };
 
-/** One page of the logs an address emitted, newest first, from the (address, block, index) index. */
+/**
+ * One page of the logs an address emitted, newest first, from the (address, block, index) index, or
+ * with `topic` from the per-position topic indexes: a range scan whatever the matches' age.
+ */
 export async function listAddressLogs(
   db: Queryable,
   { address, topic, cursor, limit }: ListAddressLogsParameters,
@@ -37,11 +40,21 @@ export async function listAddressLogs(
     3,
   );
   const params: unknown[] = [byteaParam(address), limit, ...keyset.params];
-  let topicCondition = "";
+  const order = "ORDER BY l.block_number DESC, l.log_index DESC";
+  let source = "logs l";
+  let condition = `l.address = $1 AND ${keyset.sql}`;
   if (topic) {
-    params.push(byteaParam(topic));
-    const p = `$${params.length}`;
-    topicCondition = `AND (l.topic0 = ${p} OR l.topic1 = ${p} OR l.topic2 = ${p} OR l.topic3 = ${p})`;
+    const p = `$${params.push(byteaParam(topic))}`;
+    // One index per position, keyed by the topic's last 8 bytes (an address topic's first 12 are zeros):
+    // each position gives its newest matches in order, and a log matching at two positions is kept once.
+    const positions = [0, 1, 2, 3].map(
+      (n) => `(SELECT l.block_number, l.log_index FROM logs l
+         WHERE l.address = $1 AND ${keyset.sql}
+           AND substring(l.topic${n} FROM 25) = substring(${p}::bytea FROM 25) AND l.topic${n} = ${p}
+         ${order} LIMIT $2)`,
+    );
+    source = `(${positions.join(" UNION ")}) m JOIN logs l ON l.block_number = m.block_number AND l.log_index = m.log_index`;
+    condition = "TRUE";
   }
   return db.query<LogRow>(
     `SELECT l.block_number, l.log_index, ${hexColumn("l.block_hash", "block_hash")},
@@ -49,11 +62,11 @@ export async function listAddressLogs(
        ${hexColumn("l.topic0", "topic0")}, ${hexColumn("l.topic1", "topic1")}, ${hexColumn("l.topic2", "topic2")},
        ${hexColumn("l.topic3", "topic3")}, ${hexColumn("l.data", "data")}, b.timestamp,
        ${hexColumn("t.to_address", "transaction_to")}
-     FROM logs l
+     FROM ${source}
      JOIN blocks b ON b.number = l.block_number
      JOIN transactions t ON t.block_number = l.block_number AND t.index = l.transaction_index
-     WHERE l.address = $1 AND ${keyset.sql} ${topicCondition}
-     ORDER BY l.block_number DESC, l.log_index DESC
+     WHERE ${condition}
+     ${order}
      LIMIT $2`,
     params,
   );

@@ -29,15 +29,15 @@ const nftTypes = ["ERC-721", "ERC-1155", "ERC-404"];
 
 /**
  * The tokens at the given lowercase hex addresses, keyed by address, each with its holders count (the
- * distinct holders with a balance above zero, any id). One query for all the tokens of a page.
+ * distinct holders with a balance above zero, any id, kept by applyTokenBalanceChanges). One query for
+ * all the tokens of a page.
  */
 export async function findTokens(db: Queryable, addresses: Iterable<string>): Promise<FindTokensReturnType> {
   const unique = [...new Set(addresses)];
   if (unique.length === 0) return new Map();
   const rows = await db.query<TokenRow>(
     `SELECT ${hexColumn("t.address", "address")}, t.type, t.name, t.symbol, t.decimals, t.total_supply,
-       (SELECT count(DISTINCT b.holder) FROM token_balances b WHERE b.token_address = t.address AND b.value > 0)
-         AS holders_count
+       t.holders_count
      FROM tokens t
      WHERE t.address = ANY($1::text[]::bytea[])`,
     [unique.map((address) => byteaText(address))],
@@ -98,7 +98,8 @@ export type ListAddressTokensParameters = {
 /**
  * One page of the current balances (above zero) of an address, largest first: a fungible balance per
  * token, an ERC-721 holding per token (value = ids held) and one row per id for ERC-1155 and ERC-404 ids.
- * Ties are broken by token address then id, descending.
+ * Ties are broken by token address then id, descending. An ERC-721 holding is its token_holders row, so
+ * the page costs the same for 10 ids held or 100,000.
  */
 export async function listAddressTokens(
   db: Queryable,
@@ -120,11 +121,18 @@ export async function listAddressTokens(
   }
   return db.query<AddressTokenRow>(
     `WITH held AS (
-       SELECT b.token_address, CASE WHEN t.type = 'ERC-721' THEN -1 ELSE b.token_id END AS token_id,
-         sum(b.value) AS value, t.type, b.holder
+       SELECT b.token_address, b.token_id, b.value, t.type, b.holder
        FROM token_balances b JOIN tokens t ON t.address = b.token_address
-       WHERE b.holder = $1 AND b.value > 0 ${typeFilter}
-       GROUP BY b.token_address, 2, t.type, b.holder
+       WHERE b.holder = $1 AND b.token_id < 0 AND b.value > 0 ${typeFilter}
+       UNION ALL
+       SELECT h.token_address, -1, h.ids_value, t.type, h.holder
+       FROM token_holders h JOIN tokens t ON t.address = h.token_address
+       WHERE h.holder = $1 AND t.type = 'ERC-721' ${typeFilter}
+       UNION ALL
+       SELECT b.token_address, b.token_id, b.value, t.type, b.holder
+       FROM token_holders h JOIN tokens t ON t.address = h.token_address
+       JOIN token_balances b ON b.holder = h.holder AND b.token_address = h.token_address
+       WHERE h.holder = $1 AND t.type <> 'ERC-721' AND b.token_id >= 0 AND b.value > 0 ${typeFilter}
      )
      SELECT ${hexColumn("h.token_address", "token_address")}, h.token_id::text AS token_id, h.value::text AS value,
        h.type, ${instanceColumns("h")}
@@ -169,7 +177,8 @@ export function nftTypeRank(type: string): number {
 /**
  * One page of the NFT collections an address holds ids of (ERC-721, then ERC-1155, then ERC-404, token
  * address ascending within), as one row per listed instance: each collection with its `instances`
- * highest ids. A cursor with only a token address resumes after that token in its type's group.
+ * highest ids. A cursor with only a token address resumes after that token in its type's group. The
+ * collections and their counts are the address's token_holders rows: no id is counted per page.
  */
 export async function listNftCollections(
   db: Queryable,
@@ -190,10 +199,9 @@ export async function listNftCollections(
   }
   return db.query<NftCollectionRow>(
     `WITH collections AS (
-       SELECT b.token_address, t.type, ${typeRank} AS type_rank, count(*) AS amount
-       FROM token_balances b JOIN tokens t ON t.address = b.token_address
-       WHERE b.holder = $1 AND b.value > 0 AND b.token_id >= 0 AND t.type = ANY($4::text[])
-       GROUP BY b.token_address, t.type
+       SELECT h.token_address, t.type, ${typeRank} AS type_rank, h.ids AS amount
+       FROM token_holders h JOIN tokens t ON t.address = h.token_address
+       WHERE h.holder = $1 AND t.type = ANY($4::text[])
      ), page AS (
        SELECT * FROM collections c WHERE ${keyset} ORDER BY c.type_rank, c.token_address LIMIT $2
      )
@@ -249,8 +257,8 @@ export async function listTokenHolders(
             WHERE token_address = $1 AND token_id = $${params.push(tokenId)}::numeric AND value > 0`;
   } else if (type === "ERC-721") {
     cursorRowId = null;
-    rows = `SELECT holder, sum(value) AS value, NULL::numeric AS token_id FROM token_balances
-            WHERE token_address = $1 AND token_id >= 0 AND value > 0 GROUP BY holder`;
+    rows = `SELECT holder, ids_value AS value, NULL::numeric AS token_id FROM token_holders
+            WHERE token_address = $1`;
   } else if (type === "ERC-1155") {
     byId = true;
     cursorRowId = cursor.token_id;

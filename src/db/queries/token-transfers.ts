@@ -70,9 +70,16 @@ export async function listTokenTransfers(
     params.push(value);
     return `$${params.length}`;
   };
-  let source = "token_transfers t";
-  if (address !== undefined) {
-    source = `address_token_transfers a JOIN token_transfers t ON t.block_number = a.block_number AND t.log_index = a.log_index`;
+  // Each type kept is its own index range scan (on the type stamped on the rows, see storeTokensAndTypes),
+  // merged in page order: no walk past the transfers of other types, however old the matches are.
+  const typed = (table: string) =>
+    types.length === 0
+      ? table
+      : `(${[...new Set(types)].map((type) => `SELECT * FROM ${table} WHERE token_contract_type = ${bind(type)}`).join(" UNION ALL ")})`;
+  let source: string;
+  if (address === undefined) source = `${typed("token_transfers")} t`;
+  else {
+    source = `${typed("address_token_transfers")} a JOIN token_transfers t ON t.block_number = a.block_number AND t.log_index = a.log_index`;
     where.push(`a.address = ${bind(byteaParam(address))}`);
     if (filter) where.push(`a.direction & ${filter === "from" ? 1 : 2} <> 0`);
   }
@@ -86,7 +93,6 @@ export async function listTokenTransfers(
       `(t.block_number, t.transaction_index) IN (SELECT * FROM unnest(${blocks}::int8[], ${indexes}::int4[]))`,
     );
   }
-  if (types.length > 0) where.push(`k.type = ANY(${bind(types)}::text[])`);
   if (cursor.block_number != null) {
     const block = bind(cursor.block_number);
     if (cursor.index == null) {
@@ -104,6 +110,8 @@ export async function listTokenTransfers(
     perTransaction === undefined
       ? ""
       : `, row_number() OVER (PARTITION BY t.block_number, t.transaction_index ORDER BY t.log_index, x.position) AS nth`;
+  // is_unique looks at two balances at most: that decides it, and keeps the planner's estimate (and so
+  // the page's plan) that of two index entries, however many holders the token has.
   const query = `SELECT t.block_number, t.transaction_index, t.log_index, x.position::int AS position, cardinality(t.token_ids) AS batch_size,
        ${hexColumn("b.hash", "block_hash")}, ${hexColumn("t.transaction_hash", "transaction_hash")}, b.timestamp,
        CASE WHEN length(tx.input) >= 4 THEN '0x' || encode(substring(tx.input FROM 1 FOR 4), 'hex') END AS input_selector,
@@ -111,8 +119,10 @@ export async function listTokenTransfers(
        ${hexColumn("t.to_address", "to_address")}, k.type AS token_type, x.token_id::text AS token_id, x.amount::text AS amount,
        i.token_id IS NOT NULL AS has_instance, i.metadata, i.metadata_error,
        CASE WHEN x.token_id IS NULL THEN NULL ELSE (
-         SELECT count(*) = 1 AND sum(h.value) = 1 FROM token_balances h
-         WHERE h.token_address = t.token_address AND h.token_id = x.token_id AND h.value > 0) END AS is_unique ${nth}
+         SELECT count(*) = 1 AND sum(u.value) = 1 FROM (
+           SELECT h.value FROM token_balances h
+           WHERE h.token_address = t.token_address AND h.token_id = x.token_id AND h.value > 0
+           LIMIT 2) u) END AS is_unique ${nth}
      FROM ${source}
      CROSS JOIN LATERAL unnest(t.token_ids, t.amounts) WITH ORDINALITY AS x(token_id, amount, position)
      JOIN tokens k ON k.address = t.token_address

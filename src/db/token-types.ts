@@ -1,0 +1,58 @@
+import { tokensOnConflict } from "../indexer/attach-tokens.ts";
+import type { RangeRows } from "../indexer/transform-range.ts";
+import type { Queryable } from "./client.ts";
+import { insertRows } from "./table-rows.ts";
+
+/**
+ * Stores the range's tokens and gives each of the range's transfer rows (and their per-address rows)
+ * its token's type as stored, so that a type filter is an index range scan. A token whose type the
+ * range changed (an ERC-20 or ERC-721 that turns out to be an ERC-404) has its stored transfers
+ * restamped: once in the token's life, as types only ever become ERC-404.
+ */
+export async function storeTokensAndTypes(tx: Queryable, rows: RangeRows): Promise<void> {
+  const transfers = rows.tokenTransfers.values;
+  const addresses = [...new Set(transfers.token_address as string[])];
+  const before = await readTokenTypes(tx, addresses);
+  await insertRows(tx, rows.tokens, { onConflict: tokensOnConflict });
+  const after = await readTokenTypes(tx, addresses);
+  const changed = [...before].filter(([address, type]) => after.get(address) !== type);
+  if (changed.length > 0) {
+    const params = [changed.map(([address]) => address), changed.map(([address]) => after.get(address))];
+    await tx.query(
+      `UPDATE address_token_transfers a SET token_contract_type = c.type
+       FROM unnest($1::text[]::bytea[], $2::text[]) AS c(address, type)
+       JOIN token_transfers t ON t.token_address = c.address
+       WHERE a.address IN (t.from_address, t.to_address) AND a.block_number = t.block_number
+         AND a.log_index = t.log_index`,
+      params,
+    );
+    await tx.query(
+      `UPDATE token_transfers t SET token_contract_type = c.type
+       FROM unnest($1::text[]::bytea[], $2::text[]) AS c(address, type)
+       WHERE t.token_address = c.address`,
+      params,
+    );
+  }
+  transfers.token_contract_type = (transfers.token_address as string[]).map((address) => after.get(address));
+  const typeAt = new Map(
+    transfers.block_number.map((block, i) => [
+      `${block}/${transfers.log_index[i]}`,
+      transfers.token_contract_type[i],
+    ]),
+  );
+  const links = rows.addressTokenTransfers.values;
+  links.token_contract_type = links.block_number.map((block, i) =>
+    typeAt.get(`${block}/${links.log_index[i]}`),
+  );
+}
+
+/** Stored types of the tokens at `addresses` (bytea text, `\x...`), keyed the same way. */
+async function readTokenTypes(tx: Queryable, addresses: string[]): Promise<Map<string, string>> {
+  if (addresses.length === 0) return new Map();
+  const rows = await tx.query<{ address: string; type: string }>(
+    `SELECT '\\x' || encode(address, 'hex') AS address, type FROM tokens
+     WHERE address = ANY($1::text[]::bytea[])`,
+    [addresses],
+  );
+  return new Map(rows.map((row) => [row.address, row.type]));
+}

@@ -1,0 +1,272 @@
+import { encodeDeployData, encodeFunctionData, type Hex, toHex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readCheckpoint } from "../src/db/write-range.ts";
+import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
+import { type Artifacts, compileDemoContracts } from "../src/demo/compile.ts";
+import { createIndexer, type Indexer } from "../src/indexer/create-indexer.ts";
+import { createLogger } from "../src/logger.ts";
+import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
+import { createTestDatabase, databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+
+const gasPrice = toHex(10_000_000_000n);
+const ids = [1n, 2n, 3n];
+
+async function waitFor(condition: () => Promise<boolean>, what: string) {
+  const deadline = Date.now() + 60_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+// tokens.holders_count and token_holders are kept with the balances, never recounted: after every
+// reorganization they must equal what the balances say, and what the node says.
+describe.each(databaseKinds)("holder counters across reorganizations on %s", (kind) => {
+  let anvil: Anvil;
+  let client: RpcClient;
+  let test: TestDatabase;
+  let indexer: Indexer;
+  const controller = new AbortController();
+  let running: Promise<void>;
+  let accounts: Hex[];
+  let artifacts: Artifacts;
+  const tokens = {} as Record<"fungible" | "collectible" | "multi", Hex>;
+
+  const call = (
+    contract: "DemoToken" | "DemoCollectible" | "DemoMultiToken",
+    functionName: string,
+    args: unknown[],
+  ) => encodeFunctionData({ abi: artifacts[contract].abi, functionName, args } as never);
+
+  async function send(from: Hex, to: Hex | undefined, data: Hex): Promise<Hex> {
+    const hash = await client.request<Hex>("eth_sendTransaction", [{ from, to, data, gasPrice }]);
+    await waitFor(async () => !!(await client.request("eth_getTransactionReceipt", [hash])), "a receipt");
+    return hash;
+  }
+
+  async function caughtUp() {
+    await waitFor(async () => {
+      const head = await client.request<{ hash: string; number: string }>("eth_getBlockByNumber", [
+        "latest",
+        false,
+      ]);
+      const [row] = await test.db.query<{ hash: string }>(
+        "SELECT '0x' || encode(hash, 'hex') AS hash FROM blocks WHERE number = $1",
+        [Number(head.number)],
+      );
+      return row?.hash === head.hash && (await readCheckpoint(test.db)) === BigInt(head.number);
+    }, "the indexer to reach the node's head");
+  }
+
+  /** Holders per token on the node: accounts with a balance above zero (any of the ids for ERC-1155). */
+  async function nodeHolders(): Promise<Record<keyof typeof tokens, number>> {
+    const read = async (to: Hex, data: Hex) =>
+      BigInt(await client.request<Hex>("eth_call", [{ to, data }, "latest"]));
+    let fungible = 0;
+    let collectible = 0;
+    let multi = 0;
+    for (const account of accounts) {
+      if ((await read(tokens.fungible, call("DemoToken", "balanceOf", [account]))) > 0n) fungible++;
+      if ((await read(tokens.collectible, call("DemoCollectible", "balanceOf", [account]))) > 0n)
+        collectible++;
+      let any = false;
+      for (const id of ids) {
+        if ((await read(tokens.multi, call("DemoMultiToken", "balanceOf", [account, id]))) > 0n) any = true;
+      }
+      if (any) multi++;
+    }
+    return { fungible, collectible, multi };
+  }
+
+  /**
+   * The counters equal the balances' aggregates and the node's holders; with `againstFreshIndex`, the
+   * token tables also equal a fresh index of the chain.
+   */
+  async function expectExactCounters(
+    againstFreshIndex = false,
+  ): Promise<Record<keyof typeof tokens, number>> {
+    await caughtUp();
+    const wrongCounts = await test.db.query(
+      `SELECT '0x' || encode(t.address, 'hex') AS token, t.holders_count,
+         (SELECT count(DISTINCT b.holder) FROM token_balances b WHERE b.token_address = t.address AND b.value > 0) AS actual
+       FROM tokens t
+       WHERE t.holders_count <> (SELECT count(DISTINCT b.holder) FROM token_balances b
+                                 WHERE b.token_address = t.address AND b.value > 0)`,
+    );
+    expect(wrongCounts).toEqual([]);
+    const wrongHoldings = await test.db.query(
+      `SELECT '0x' || encode(COALESCE(h.token_address, g.token_address), 'hex') AS token,
+         h.ids AS kept_ids, g.ids, h.ids_value::text AS kept_value, g.ids_value::text AS value
+       FROM token_holders h
+       FULL JOIN (
+         SELECT token_address, holder, count(*) AS ids, sum(value) AS ids_value FROM token_balances
+         WHERE token_id >= 0 AND value > 0 GROUP BY token_address, holder
+       ) g ON g.token_address = h.token_address AND g.holder = h.holder
+       WHERE h.ids IS DISTINCT FROM g.ids OR h.ids_value IS DISTINCT FROM g.ids_value`,
+    );
+    expect(wrongHoldings).toEqual([]);
+    const stored = await test.db.query<{ address: string; holders_count: number }>(
+      "SELECT '0x' || encode(address, 'hex') AS address, holders_count FROM tokens",
+    );
+    const count = (token: Hex) => stored.find((row) => row.address === token.toLowerCase())?.holders_count;
+    const counted = {
+      fungible: count(tokens.fungible) as number,
+      collectible: count(tokens.collectible) as number,
+      multi: count(tokens.multi) as number,
+    };
+    expect(counted).toEqual(await nodeHolders());
+    if (!againstFreshIndex) return counted;
+    const fresh = await createTestDatabase(kind);
+    const reference = createIndexer({ client, db: fresh.db, logger: createLogger("silent") });
+    await reference.prepare();
+    await reference.catchUp();
+    const [ours, theirs] = [await fingerprint(test.db), await fingerprint(fresh.db)];
+    await fresh.drop();
+    expect({
+      tokens: ours.tokens,
+      token_balances: ours.token_balances,
+      token_holders: ours.token_holders,
+    }).toEqual({
+      tokens: theirs.tokens,
+      token_balances: theirs.token_balances,
+      token_holders: theirs.token_holders,
+    });
+    return counted;
+  }
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    client = createRpcClient({ url: anvil.rpcUrl });
+    accounts = (await client.request<Hex[]>("eth_accounts")).slice(0, 6);
+    artifacts = await compileDemoContracts();
+    const owner = accounts[0];
+    const deploy = async (name: "DemoToken" | "DemoCollectible" | "DemoMultiToken", args: unknown[]) => {
+      const { abi, bytecode } = artifacts[name];
+      const hash = await send(owner, undefined, encodeDeployData({ abi, bytecode, args } as never));
+      return (await client.request<{ contractAddress: Hex }>("eth_getTransactionReceipt", [hash]))
+        .contractAddress;
+    };
+    tokens.fungible = await deploy("DemoToken", [owner]);
+    tokens.collectible = await deploy("DemoCollectible", [owner]);
+    tokens.multi = await deploy("DemoMultiToken", [owner, "ipfs://multi/{id}"]);
+    // Account 1 holds several ids of both NFT tokens; accounts 2 and 3 one each.
+    for (const [to, amount] of [
+      [accounts[1], 5n],
+      [accounts[2], 7n],
+      [accounts[3], 9n],
+    ] as const) {
+      await send(owner, tokens.fungible, call("DemoToken", "mint", [to, amount]));
+    }
+    for (const to of [accounts[1], accounts[1], accounts[1], accounts[2]]) {
+      await send(owner, tokens.collectible, call("DemoCollectible", "mint", [to, "ipfs://item"]));
+    }
+    await send(owner, tokens.multi, call("DemoMultiToken", "mint", [accounts[1], 1n, 4n, "0x"]));
+    await send(owner, tokens.multi, call("DemoMultiToken", "mint", [accounts[1], 2n, 1n, "0x"]));
+    await send(owner, tokens.multi, call("DemoMultiToken", "mint", [accounts[2], 1n, 2n, "0x"]));
+
+    test = await createTestDatabase(kind);
+    indexer = createIndexer({
+      client,
+      db: test.db,
+      logger: createLogger("silent"),
+      pollIntervalMs: 20,
+      rangeSize: 5,
+    });
+    await indexer.prepare();
+    running = indexer.run(controller.signal);
+  }, 120_000);
+  afterAll(async () => {
+    controller.abort();
+    await running;
+    await test?.drop();
+    await anvil?.stop();
+  });
+
+  it("counts each holder once per token, whatever its ids", async () => {
+    expect(await expectExactCounters(true)).toEqual({ fungible: 3, collectible: 2, multi: 2 });
+  });
+
+  it("takes back orphaned transfers that emptied holdings and made new holders", async () => {
+    // Blocks to orphan: account 1 empties its fungible balance and one of its two ERC-1155 ids, account 2
+    // gives its only ERC-721 id to account 4, account 3 sends its whole balance away and gets part back.
+    const doomed: [Hex, Hex, Hex][] = [
+      [accounts[1], tokens.fungible, call("DemoToken", "transfer", [accounts[4], 5n])],
+      [accounts[1], tokens.multi, call("DemoMultiToken", "burn", [accounts[1], 2n, 1n])],
+      [
+        accounts[2],
+        tokens.collectible,
+        call("DemoCollectible", "transferFrom", [accounts[2], accounts[4], 4n]),
+      ],
+      [accounts[3], tokens.fungible, call("DemoToken", "transfer", [accounts[5], 9n])],
+      [accounts[5], tokens.fungible, call("DemoToken", "transfer", [accounts[3], 4n])],
+    ];
+    for (const [from, to, data] of doomed) await send(from, to, data);
+    const before = await expectExactCounters();
+    expect(before).toEqual({ fungible: 4, collectible: 2, multi: 2 });
+
+    // The replacement: account 1 gives away every ERC-1155 unit (zero across all its ids) and two of its
+    // three ERC-721 ids; account 2 burns its ERC-1155 id.
+    // The orphaned transactions were the senders' first: the replacement starts again at nonce 0.
+    const replacement = [
+      [
+        accounts[1],
+        0,
+        tokens.multi,
+        call("DemoMultiToken", "safeTransferFrom", [accounts[1], accounts[5], 1n, 4n, "0x"]),
+      ],
+      [accounts[1], 1, tokens.multi, call("DemoMultiToken", "burn", [accounts[1], 2n, 1n])],
+      [
+        accounts[1],
+        2,
+        tokens.collectible,
+        call("DemoCollectible", "transferFrom", [accounts[1], accounts[3], 1n]),
+      ],
+      [
+        accounts[1],
+        3,
+        tokens.collectible,
+        call("DemoCollectible", "transferFrom", [accounts[1], accounts[3], 2n]),
+      ],
+      [accounts[2], 0, tokens.multi, call("DemoMultiToken", "burn", [accounts[2], 1n, 2n])],
+    ].map(([from, nonce, to, data]) => ({
+      from,
+      to,
+      data,
+      nonce: toHex(nonce),
+      gas: toHex(300_000),
+      gasPrice,
+    }));
+    await client.request("anvil_reorg", [doomed.length, replacement.map((tx, i) => [tx, i % doomed.length])]);
+    const after = await expectExactCounters(true);
+    expect(after).toEqual({ fungible: 3, collectible: 3, multi: 1 });
+  });
+
+  it("takes back a holder reaching zero and coming back when the chain gets shorter", async () => {
+    // Account 4 becomes an ERC-1155 holder, goes to zero, and holds again; the rollback cuts inside.
+    await send(
+      accounts[5],
+      tokens.multi,
+      call("DemoMultiToken", "safeTransferFrom", [accounts[5], accounts[4], 1n, 3n, "0x"]),
+    );
+    await send(
+      accounts[4],
+      tokens.multi,
+      call("DemoMultiToken", "safeTransferFrom", [accounts[4], accounts[5], 1n, 3n, "0x"]),
+    );
+    await send(
+      accounts[5],
+      tokens.multi,
+      call("DemoMultiToken", "safeTransferFrom", [accounts[5], accounts[4], 1n, 1n, "0x"]),
+    );
+    expect(await expectExactCounters()).toEqual({ fungible: 3, collectible: 3, multi: 2 });
+    // Account 4 back at zero, then holding again, then never having held.
+    for (const [multi, last] of [
+      [1, false],
+      [2, false],
+      [1, true],
+    ] as const) {
+      await client.request("anvil_rollback", [1]);
+      expect(await expectExactCounters(last)).toEqual({ fungible: 3, collectible: 3, multi });
+    }
+  });
+});

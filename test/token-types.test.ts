@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import { createTableRows, insertRows } from "../src/db/table-rows.ts";
+import { storeTokensAndTypes } from "../src/db/token-types.ts";
+import type { RangeRows } from "../src/indexer/transform-range.ts";
+import { createTestDatabase, databaseKinds } from "./support/databases.ts";
+
+const token = "\\x00000000000000000000000000000000000000aa";
+const alice = "\\x00000000000000000000000000000000000000a1";
+const bob = "\\x00000000000000000000000000000000000000b0";
+
+/** The range rows storeTokensAndTypes reads: one transfer of `token` at `block` and the token's row. */
+function rangeOf(block: number, form: string, type: string) {
+  const tokenTransfers = createTableRows("token_transfers", {
+    block_number: "int8",
+    log_index: "int4",
+    transaction_hash: "bytea",
+    transaction_index: "int4",
+    token_address: "bytea",
+    from_address: "bytea",
+    to_address: "bytea",
+    token_type: "text",
+    token_ids: "numeric[]",
+    amounts: "numeric[]",
+    token_contract_type: "text",
+  });
+  tokenTransfers.push({
+    block_number: block,
+    log_index: 0,
+    transaction_hash: "\\x01",
+    transaction_index: 0,
+    token_address: token,
+    from_address: alice,
+    to_address: bob,
+    token_type: form,
+    token_ids: form === "ERC-20" ? "{NULL}" : "{7}",
+    amounts: form === "ERC-20" ? "{5}" : "{NULL}",
+    token_contract_type: null,
+  });
+  const addressTokenTransfers = createTableRows("address_token_transfers", {
+    address: "bytea",
+    block_number: "int8",
+    log_index: "int4",
+    direction: "int2",
+    token_contract_type: "text",
+  });
+  for (const [address, direction] of [
+    [alice, 1],
+    [bob, 2],
+  ] as const) {
+    addressTokenTransfers.push({
+      address,
+      block_number: block,
+      log_index: 0,
+      direction,
+      token_contract_type: null,
+    });
+  }
+  const tokens = createTableRows("tokens", {
+    address: "bytea",
+    type: "text",
+    first_seen_block: "int8",
+    read_at_block: "int8",
+  });
+  tokens.push({ address: token, type, first_seen_block: block, read_at_block: -1 });
+  return { tokenTransfers, addressTokenTransfers, tokens } as unknown as RangeRows;
+}
+
+// Endpoints 8 and 13 filter on the type stamped on each transfer row: it must follow tokens.type, also
+// when a later range turns an ERC-20 into an ERC-404.
+describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
+  it("stamps new rows with the stored type and restamps a token's rows when its type changes", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      const types = async () =>
+        test.db.query<{ table: string; type: string; rows: number }>(
+          `SELECT 'transfers' AS table, token_contract_type AS type, count(*)::int AS rows FROM token_transfers GROUP BY 2
+           UNION ALL
+           SELECT 'links', token_contract_type, count(*)::int FROM address_token_transfers GROUP BY 2 ORDER BY 1, 2`,
+        );
+      for (const [block, form, type] of [
+        [1, "ERC-20", "ERC-20"],
+        [2, "ERC-20", "ERC-20"],
+      ] as const) {
+        await test.db.transaction(async (tx) => {
+          const rows = rangeOf(block, form, type);
+          await storeTokensAndTypes(tx, rows);
+          await insertRows(tx, rows.tokenTransfers);
+          await insertRows(tx, rows.addressTokenTransfers);
+        });
+      }
+      expect(await types()).toEqual([
+        { table: "links", type: "ERC-20", rows: 4 },
+        { table: "transfers", type: "ERC-20", rows: 2 },
+      ]);
+      // An ERC-721 Transfer from the same contract: it is an ERC-404, and so are its earlier transfers.
+      await test.db.transaction(async (tx) => {
+        const rows = rangeOf(3, "ERC-721", "ERC-721");
+        await storeTokensAndTypes(tx, rows);
+        await insertRows(tx, rows.tokenTransfers);
+        await insertRows(tx, rows.addressTokenTransfers);
+      });
+      expect(await types()).toEqual([
+        { table: "links", type: "ERC-404", rows: 6 },
+        { table: "transfers", type: "ERC-404", rows: 3 },
+      ]);
+    } finally {
+      await test.drop();
+    }
+  });
+});
