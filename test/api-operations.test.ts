@@ -1,14 +1,16 @@
-import { connect, createServer, type Server, type Socket } from "node:net";
+import { connect, type Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RateLimitParameters } from "../src/api/rate-limit.ts";
 import { createApiServer } from "../src/api/server.ts";
-import { openDatabase } from "../src/db/client.ts";
+import { type Database, openDatabase } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createMetrics, type Metrics } from "../src/metrics.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
-import { createTestDatabase, databaseKinds } from "./support/databases.ts";
+import { databaseKinds } from "./support/databases.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
+import { type PostgresCluster, startPostgresCluster } from "./support/postgres-cluster.ts";
+import { until } from "./support/until.ts";
 
 /** Sends `text` on a new connection and returns everything the server answers before closing. */
 function exchange(port: number, text: string, timeoutMs = 5_000): Promise<string> {
@@ -144,71 +146,34 @@ describe.each(databaseKinds)("operations over HTTP (%s)", (kind) => {
   });
 });
 
-describe.runIf(process.env.DATABASE_URL)("a lost database (postgres)", () => {
-  /** A TCP relay to PostgreSQL that the test can cut and restore, standing for a database restart. */
-  let relay: Server;
-  let relayPort: number;
-  const sockets = new Set<Socket>();
+// PostgreSQL's server programs stop and start a cluster of the test's own.
+describe("a lost database (postgres)", () => {
+  let cluster: PostgresCluster;
+  let db: Database;
   let app: FastifyInstance;
-  let drop: () => Promise<void>;
-  let closeDb: () => Promise<void>;
-
-  const openRelay = (target: URL) =>
-    new Promise<void>((resolve) => {
-      relay = createServer((client) => {
-        const upstream = connect(Number(target.port || 5432), target.hostname);
-        for (const socket of [client, upstream]) {
-          sockets.add(socket);
-          socket.on("close", () => sockets.delete(socket));
-          socket.on("error", () => socket.destroy());
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      relay.listen(relayPort, "127.0.0.1", () => {
-        relayPort = (relay.address() as { port: number }).port;
-        resolve();
-      });
-    });
-  const cutRelay = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      relay.close(() => resolve());
-    });
 
   beforeAll(async () => {
-    const test = await createTestDatabase("postgres");
-    drop = test.drop;
-    const target = new URL(test.url as string);
-    relayPort = 0;
-    await openRelay(target);
-    const viaRelay = new URL(target);
-    viaRelay.port = String(relayPort);
-    const db = await openDatabase({ databaseUrl: viaRelay.toString() });
-    closeDb = () => db.close();
+    cluster = await startPostgresCluster();
+    db = await openDatabase({ databaseUrl: cluster.url() });
+    await migrate(db);
     app = await createApiServer({ db });
-  });
+  }, 120_000);
   afterAll(async () => {
     await app?.close();
-    await cutRelay().catch(() => {});
-    await closeDb?.().catch(() => {});
-    await drop?.();
+    await db?.close().catch(() => {});
+    cluster?.destroy();
   });
 
   it("answers 503 while the database is away and recovers by itself", async () => {
     const url = "/api/v2/token-transfers";
     expect((await app.inject(url)).statusCode).toBe(200);
-    await cutRelay();
+    cluster.stop("fast");
     const during = await app.inject(url);
     expect(during.statusCode).toBe(503);
     expect(during.json()).toEqual({ message: expect.any(String) });
     expect(during.headers["retry-after"]).toBe("5");
-    await openRelay(new URL(process.env.DATABASE_URL as string));
-    let after = await app.inject(url);
-    for (let attempt = 0; after.statusCode !== 200 && attempt < 50; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      after = await app.inject(url);
-    }
-    expect(after.statusCode).toBe(200);
+    cluster.start();
+    await until("answers again", async () => (await app.inject(url)).statusCode === 200, 30_000);
   });
 });
 

@@ -16,7 +16,7 @@ const cli = join(import.meta.dirname, "../bin/sextant.js");
 const outageMs = 15_000;
 
 // PostgreSQL's server programs stop and start a cluster of the test's own, on its own port.
-describe.runIf(process.env.DATABASE_URL)("a PostgreSQL outage under sextant start (postgres)", () => {
+describe("a PostgreSQL outage under sextant start (postgres)", () => {
   let cluster: PostgresCluster;
   let anvil: Anvil;
   let child: ChildProcess;
