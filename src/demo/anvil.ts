@@ -14,6 +14,8 @@ export type StartAnvilParameters = {
   blockTime?: number;
   /** `cancun` by default (faster and smaller state); `prague` accepts EIP-7702 transactions. */
   hardfork?: "cancun" | "prague";
+  /** Further command-line arguments, e.g. `["--accounts", "100"]` or `["--load-state", file]`. */
+  args?: readonly string[];
 };
 
 /** A running anvil node started by {@link startAnvil}. */
@@ -53,6 +55,7 @@ export async function startAnvil(parameters: StartAnvilParameters = {}): Promise
   ];
   if (parameters.stateFile !== undefined) args.push("--state", parameters.stateFile);
   if (parameters.blockTime !== undefined) args.push("--block-time", String(parameters.blockTime));
+  if (parameters.args !== undefined) args.push(...parameters.args);
 
   const child = spawn(resolveAnvilBinary(), args, { stdio: ["ignore", "ignore", "pipe"] });
   // Only the tail matters for error messages, and a long-running node must not grow this forever.
