@@ -29,6 +29,10 @@ import { type Totals, timedClient, timedDatabase } from "./instrument.ts";
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const minimumMs = Number(process.env.BENCH_MIN_SECONDS ?? 30) * 1000;
 const stages = process.env.BENCH_STAGES === "1";
+// The stage pass may stop early (BENCH_STAGES_TO, a block number) and run on some databases only
+// (BENCH_DATABASES, e.g. `postgres`); with BENCH_ROUNDS=0 and `node --cpu-prof` it profiles that pass alone.
+const stagesTo = process.env.BENCH_STAGES_TO === undefined ? undefined : Number(process.env.BENCH_STAGES_TO);
+const kinds = databaseKinds.filter((kind) => (process.env.BENCH_DATABASES ?? kind).split(",").includes(kind));
 const { rangeSize, concurrency, batchSize } = indexerDefaults;
 
 /** The baseline: the same JSON-RPC calls with plain fetch, parsed and dropped. Returns the transaction count. */
@@ -135,13 +139,13 @@ try {
       `the node serves ${transactions} transactions, the chain was built with ${chain.transactions}`,
     );
   }
-  const sides = ["raw fetch (baseline)", ...databaseKinds.map((kind) => `sextant index → ${kind}`)];
+  const sides = ["raw fetch (baseline)", ...kinds.map((kind) => `sextant index → ${kind}`)];
   const runs = new Map<string, { ms: number; passes: number; load: string }[]>(
     sides.map((side) => [side, []]),
   );
   for (let round = 1; round <= rounds; round++) {
     for (const side of sides) {
-      const kind = databaseKinds.find((candidate) => side.endsWith(candidate));
+      const kind = kinds.find((candidate) => side.endsWith(candidate));
       const startLoad = load();
       const run = await measuredRun(async () => {
         if (kind) return indexChain(kind, chain.rpcUrl, head, transactions);
@@ -179,10 +183,16 @@ try {
   }
 
   if (stages) {
-    for (const kind of databaseKinds) {
-      const { time, rpcTotals, dbTotals } = await stagePass(kind, chain.rpcUrl, head);
+    for (const kind of kinds) {
+      const { time, rpcTotals, dbTotals } = await stagePass(
+        kind,
+        chain.rpcUrl,
+        Math.min(stagesTo ?? head, head),
+      );
       const total = time.fetch + time.transform + time.tokens + time.write;
-      console.log(`\nstages in sequence → ${kind}: ${format(total)} ms`);
+      console.log(
+        `\nstages in sequence → ${kind}, blocks 0 to ${Math.min(stagesTo ?? head, head)}: ${format(total)} ms`,
+      );
       console.log("| stage | ms | share |\n|---|---:|---:|");
       for (const [stage, ms] of Object.entries(time)) {
         console.log(`| ${stage} | ${format(ms)} | ${((100 * ms) / total).toFixed(0)} % |`);
