@@ -1,6 +1,6 @@
 /**
- * `npm run bench:index`: indexes the benchmark chain (bench/chain/, built once per process, see there)
- * and prints, from one run, the raw fetch rate of the same data (blocks, receipts and traces, fetched
+ * `npm run bench:index`: indexes the benchmark chain (bench/chain/: the one `bench/chain/serve.ts`
+ * serves, else built by this run, which takes minutes) and prints, from one run, the raw fetch rate of the same data (blocks, receipts and traces, fetched
  * and JSON-parsed, nothing validated or stored, at Sextant's default batch size and concurrency)
  * beside Sextant's full indexing rate (fetch, validate, transform, write) on PostgreSQL (DATABASE_URL)
  * and PGlite.
