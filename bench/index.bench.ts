@@ -1,25 +1,41 @@
 /**
- * `npm run bench:index`: indexes a demo chain and prints, from one run, the raw fetch rate of the same
- * data (blocks, receipts and traces, fetched and JSON-parsed, nothing validated or stored) beside Sextant's full indexing rate
- * (fetch, validate, transform, write) on PGlite and, when DATABASE_URL is set, PostgreSQL.
+ * `npm run bench:index`: indexes the benchmark chain (bench/chain/: the one `bench/chain/serve.ts`
+ * serves, else built by this run, which takes minutes) and prints, from one run, the raw fetch rate of the same data (blocks, receipts and traces, fetched
+ * and JSON-parsed, nothing validated or stored, at Sextant's default batch size and concurrency)
+ * beside Sextant's full indexing rate (fetch, validate, transform, write) on PostgreSQL (DATABASE_URL)
+ * and PGlite.
  *
- * Options (environment): BENCH_ROUNDS (scenario rounds, default 120), BENCH_REPEAT (default 3; the best
- * run of each side is reported).
+ * Each measured run lasts at least BENCH_MIN_SECONDS (default 30): whole passes over the chain are
+ * repeated (a fresh database each) until it does. The three sides run in turn, BENCH_ROUNDS times
+ * (default 3), and the median of each is reported.
+ *
+ * BENCH_STAGES=1 adds one pass per database with the stages run one after another (no overlap) and
+ * timed: fetch (JSON-RPC per method), transform and token reads, and the write per statement and table.
  */
-import { startAnvil } from "../src/demo/anvil.ts";
-import { runScenario } from "../src/demo/scenario.ts";
+import { loadavg } from "node:os";
+import { writeRange } from "../src/db/write-range.ts";
+import { attachTokens } from "../src/indexer/attach-tokens.ts";
 import { createIndexer } from "../src/indexer/create-indexer.ts";
+import { fetchRange } from "../src/indexer/fetch-range.ts";
+import { transformRange } from "../src/indexer/transform-range.ts";
+import { canonicalEntryPoints } from "../src/indexer/user-operations.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
-import { createTestDatabase, databaseKinds } from "../test/support/databases.ts";
+import { createTestDatabase, type DatabaseKind, databaseKinds } from "../test/support/databases.ts";
+import { startBenchChain } from "./chain/build-chain.ts";
+import { indexChain, indexerDefaults } from "./index-chain.ts";
+import { type Totals, timedClient, timedDatabase } from "./instrument.ts";
 
-const rounds = Number(process.env.BENCH_ROUNDS ?? 120);
-const repeat = Number(process.env.BENCH_REPEAT ?? 3);
-const rangeSize = 100;
-const concurrency = 4;
-const batchSize = 100;
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const minimumMs = Number(process.env.BENCH_MIN_SECONDS ?? 30) * 1000;
+const stages = process.env.BENCH_STAGES === "1";
+// The stage pass may stop early (BENCH_STAGES_TO, a block number) and run on some databases only
+// (BENCH_DATABASES, e.g. `postgres`); with BENCH_ROUNDS=0 and `node --cpu-prof` it profiles that pass alone.
+const stagesTo = process.env.BENCH_STAGES_TO === undefined ? undefined : Number(process.env.BENCH_STAGES_TO);
+const kinds = databaseKinds.filter((kind) => (process.env.BENCH_DATABASES ?? kind).split(",").includes(kind));
+const { rangeSize, concurrency, batchSize } = indexerDefaults;
 
-/** The baseline: the same JSON-RPC calls with plain fetch, parsed and dropped. */
+/** The baseline: the same JSON-RPC calls with plain fetch, parsed and dropped. Returns the transaction count. */
 async function rawFetch(url: string, head: number): Promise<number> {
   let id = 0;
   const post = async (calls: { method: string; params: unknown[] }[]) => {
@@ -38,8 +54,7 @@ async function rawFetch(url: string, head: number): Promise<number> {
   const worker = async () => {
     while (next < ranges.length) {
       const [from, to] = ranges[next++];
-      const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-      const hex = numbers.map((n) => `0x${n.toString(16)}`);
+      const hex = Array.from({ length: to - from + 1 }, (_, i) => `0x${(from + i).toString(16)}`);
       // The same calls Sextant makes: blocks, receipts and traces of the range, at once.
       const [blocks] = await Promise.all([
         post(hex.map((n) => ({ method: "eth_getBlockByNumber", params: [n, true] }))),
@@ -53,59 +68,146 @@ async function rawFetch(url: string, head: number): Promise<number> {
   return transactions;
 }
 
-function best(times: number[]): number {
-  return Math.min(...times);
+/** Repeats whole passes until they add up to the minimum run time. */
+async function measuredRun(pass: () => Promise<number>): Promise<{ ms: number; passes: number }> {
+  let ms = 0;
+  let passes = 0;
+  while (ms < minimumMs) {
+    ms += await pass();
+    passes++;
+  }
+  return { ms, passes };
 }
 
-const anvil = await startAnvil();
-try {
-  process.stderr.write(`building the demo chain (${rounds} rounds)...\n`);
-  const scenario = await runScenario({ rpcUrl: anvil.rpcUrl, rounds });
-  const head = Number(scenario.headBlockNumber);
-  const blocks = head + 1;
-
-  const rawTimes: number[] = [];
-  let transactions = 0;
-  for (let i = 0; i < repeat; i++) {
-    const started = performance.now();
-    transactions = await rawFetch(anvil.rpcUrl, head);
-    rawTimes.push(performance.now() - started);
-  }
-  const raw = best(rawTimes);
-  const rows = [["raw fetch (baseline)", raw, 1]];
-
-  for (const kind of databaseKinds) {
-    const times: number[] = [];
-    for (let i = 0; i < repeat; i++) {
-      const test = await createTestDatabase(kind);
-      const client = createRpcClient({ url: anvil.rpcUrl, batchSize, concurrency: concurrency * 2 });
-      const indexer = createIndexer({
-        client,
-        db: test.db,
-        logger: createLogger("silent"),
-        rangeSize,
-        concurrency,
+/** One pass with the stages in sequence, timed per JSON-RPC method and per statement. */
+async function stagePass(kind: DatabaseKind, url: string, head: number) {
+  const rpcTotals: Totals = new Map();
+  const dbTotals: Totals = new Map();
+  const test = await createTestDatabase(kind);
+  try {
+    const client = timedClient(createRpcClient({ url, batchSize, concurrency: concurrency * 2 }), rpcTotals);
+    const db = timedDatabase(test.db, dbTotals);
+    const indexer = createIndexer({ client, db, logger: createLogger("silent"), rangeSize, concurrency });
+    await indexer.prepare();
+    const tracer = indexer.status().tracer ?? "none";
+    const knownContracts = new Set<`0x${string}`>();
+    const describedTokens = new Set<`0x${string}`>();
+    const time = { fetch: 0, transform: 0, tokens: 0, write: 0 };
+    for (let from = 0; from <= head; from += rangeSize) {
+      const to = Math.min(from + rangeSize - 1, head);
+      let started = performance.now();
+      const range = await fetchRange(client, {
+        from: BigInt(from),
+        to: BigInt(to),
+        tracer,
+        knownContracts,
+        describedTokens,
       });
-      const started = performance.now();
-      await indexer.prepare();
-      await indexer.catchUp(BigInt(head));
-      times.push(performance.now() - started);
-      await test.drop();
+      time.fetch += performance.now() - started;
+      started = performance.now();
+      const rows = transformRange(range, { entryPoints: canonicalEntryPoints });
+      time.transform += performance.now() - started;
+      started = performance.now();
+      await attachTokens({ client, db, rows });
+      time.tokens += performance.now() - started;
+      started = performance.now();
+      await writeRange(db, { from: range.from, to: range.to, parentHash: range.blocks[0].parentHash, rows });
+      time.write += performance.now() - started;
     }
-    rows.push([`sextant index → ${kind}`, best(times), raw / best(times)]);
+    return { time, rpcTotals, dbTotals };
+  } finally {
+    await test.drop();
   }
+}
 
-  const rate = (ms: number, count: number) => Math.round((count * 1000) / ms).toLocaleString("en-US");
-  console.log(
-    `\nindexing ${blocks} blocks, ${transactions} transactions (best of ${repeat}, anvil on loopback)\n`,
-  );
-  console.log("| run | time | blocks/s | transactions/s | ratio to raw fetch |");
-  console.log("|---|---:|---:|---:|---:|");
-  for (const [name, ms, ratio] of rows as [string, number, number][]) {
-    console.log(
-      `| ${name} | ${Math.round(ms)} ms | ${rate(ms, blocks)} | ${rate(ms, transactions)} | ${ratio.toFixed(2)} |`,
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const format = (value: number) => Math.round(value).toLocaleString("en-US");
+const load = () => loadavg()[0].toFixed(1);
+const log = (line: string) => process.stderr.write(line);
+
+const chain = await startBenchChain({ log });
+try {
+  const head = chain.head;
+  const blocks = head + 1;
+  const transactions = await rawFetch(chain.rpcUrl, head);
+  if (transactions !== chain.transactions) {
+    throw new Error(
+      `the node serves ${transactions} transactions, the chain was built with ${chain.transactions}`,
     );
   }
+  const sides = ["raw fetch (baseline)", ...kinds.map((kind) => `sextant index → ${kind}`)];
+  const runs = new Map<string, { ms: number; passes: number; load: string }[]>(
+    sides.map((side) => [side, []]),
+  );
+  for (let round = 1; round <= rounds; round++) {
+    for (const side of sides) {
+      const kind = kinds.find((candidate) => side.endsWith(candidate));
+      const startLoad = load();
+      const run = await measuredRun(async () => {
+        if (kind) return indexChain(kind, chain.rpcUrl, head, transactions);
+        const started = performance.now();
+        await rawFetch(chain.rpcUrl, head);
+        return performance.now() - started;
+      });
+      runs.get(side)?.push({ ...run, load: `${startLoad}→${load()}` });
+      log(
+        `round ${round}: ${side}: ${run.passes} passes in ${format(run.ms)} ms (load ${startLoad}→${load()})\n`,
+      );
+    }
+  }
+
+  // BENCH_ROUNDS=0 skips the measured runs (for BENCH_STAGES alone).
+  if (rounds > 0) {
+    const rate = (run: { ms: number; passes: number }) => (run.passes * blocks * 1000) / run.ms;
+    const rawRates = runs.get(sides[0])?.map(rate) ?? [];
+    console.log(
+      `\nindexing ${format(blocks)} blocks, ${format(transactions)} transactions; median of ${rounds} runs of ≥ ${minimumMs / 1000} s (anvil on loopback)\n`,
+    );
+    console.log(
+      "| run | passes per run | time per pass | blocks/s | transactions/s | ratio to raw fetch | ratio per round | load (1 min) |",
+    );
+    console.log("|---|---:|---:|---:|---:|---:|---|---|");
+    for (const side of sides) {
+      const sideRuns = runs.get(side) ?? [];
+      const rates = sideRuns.map(rate);
+      const blocksPerSecond = median(rates);
+      const perRound = rates.map((value, i) => (value / rawRates[i]).toFixed(2)).join(", ");
+      console.log(
+        `| ${side} | ${sideRuns.map((run) => run.passes).join(", ")} | ${format(median(sideRuns.map((run) => run.ms / run.passes)))} ms | ${format(blocksPerSecond)} | ${format((blocksPerSecond * transactions) / blocks)} | ${(blocksPerSecond / median(rawRates)).toFixed(2)} | ${perRound} | ${sideRuns.map((run) => run.load).join(", ")} |`,
+      );
+    }
+  }
+
+  if (stages) {
+    for (const kind of kinds) {
+      const { time, rpcTotals, dbTotals } = await stagePass(
+        kind,
+        chain.rpcUrl,
+        Math.min(stagesTo ?? head, head),
+      );
+      const total = time.fetch + time.transform + time.tokens + time.write;
+      console.log(
+        `\nstages in sequence → ${kind}, blocks 0 to ${Math.min(stagesTo ?? head, head)}: ${format(total)} ms`,
+      );
+      console.log("| stage | ms | share |\n|---|---:|---:|");
+      for (const [stage, ms] of Object.entries(time)) {
+        console.log(`| ${stage} | ${format(ms)} | ${((100 * ms) / total).toFixed(0)} % |`);
+      }
+      for (const [title, totals] of [
+        ["JSON-RPC (wall time per method, overlapping)", rpcTotals],
+        ["statements (time per verb and table)", dbTotals],
+      ] as const) {
+        console.log(`\n| ${title} | ms | calls |\n|---|---:|---:|`);
+        const sorted = [...totals].sort((a, b) => b[1].ms - a[1].ms).slice(0, 14);
+        for (const [key, { ms, calls }] of sorted)
+          console.log(`| ${key} | ${format(ms)} | ${format(calls)} |`);
+      }
+    }
+  }
 } finally {
-  await anvil.stop();
+  await chain.stop();
 }

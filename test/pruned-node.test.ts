@@ -17,7 +17,7 @@ describe("a node that keeps no historical state", () => {
   let holder: Hex;
 
   beforeAll(async () => {
-    anvil = await startAnvil({ pruneHistory: true });
+    anvil = await startAnvil({ args: ["--prune-history"] });
     client = createRpcClient({ url: anvil.rpcUrl });
     const { DemoToken } = await compileDemoContracts();
     const [owner, other] = await client.request<Hex[]>("eth_accounts");

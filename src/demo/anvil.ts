@@ -23,8 +23,8 @@ export type StartAnvilParameters = {
   blockTime?: number;
   /** `cancun` by default (faster and smaller state); `prague` accepts EIP-7702 transactions. */
   hardfork?: "cancun" | "prague";
-  /** Keep no historical state, like a pruned full node: reads at past blocks fail. */
-  pruneHistory?: boolean;
+  /** Further command-line arguments, e.g. `["--accounts", "100"]` or `["--load-state", file]`. */
+  args?: readonly string[];
 };
 
 /** A running anvil node started by {@link startAnvil}. */
@@ -100,7 +100,7 @@ export async function startAnvil(parameters: StartAnvilParameters = {}): Promise
     args.push("--state", stateFile);
   }
   if (parameters.blockTime !== undefined) args.push("--block-time", String(parameters.blockTime));
-  if (parameters.pruneHistory) args.push("--prune-history");
+  if (parameters.args !== undefined) args.push(...parameters.args);
 
   // Its own process group: a terminal's Ctrl-C reaches only this process, which then stops anvil in order.
   const child = spawn("/bin/sh", ["-c", supervisor, resolveAnvilBinary(), ...args], {

@@ -1,0 +1,59 @@
+import type { Database, Queryable } from "../src/db/client.ts";
+import type { RpcCall, RpcClient } from "../src/rpc/client.ts";
+
+/** Milliseconds and calls per key (a JSON-RPC method, or a statement kind and table). */
+export type Totals = Map<string, { ms: number; calls: number }>;
+
+function add(totals: Totals, key: string, ms: number, calls = 1) {
+  const total = totals.get(key) ?? { ms: 0, calls: 0 };
+  total.ms += ms;
+  total.calls += calls;
+  totals.set(key, total);
+}
+
+async function timed<T>(totals: Totals, key: string, work: () => Promise<T>, calls = 1): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    add(totals, key, performance.now() - started, calls);
+  }
+}
+
+/** The batch's method, or `mixed` when it asks several. */
+function methodOf(calls: RpcCall[]): string {
+  const methods = new Set(calls.map((call) => call.method));
+  return methods.size === 1 ? [...methods][0] : "mixed";
+}
+
+/** `client` with the wall time of its requests summed per JSON-RPC method (overlapping requests add up). */
+export function timedClient(client: RpcClient, totals: Totals): RpcClient {
+  return {
+    url: client.url,
+    request: (method, params) => timed(totals, method, () => client.request(method, params)),
+    batch: (calls) => timed(totals, methodOf(calls), () => client.batch(calls), calls.length),
+    batchAccepting: (calls, accept) =>
+      timed(totals, methodOf(calls), () => client.batchAccepting(calls, accept), calls.length),
+  };
+}
+
+/** `INSERT tokens`, `SELECT blocks`, ...: the statement's verb and first table. */
+export function statementKey(text: string): string {
+  const verb = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? "?";
+  const table = /\b(?:INTO|UPDATE|FROM)\s+(\w+)/i.exec(text)?.[1] ?? "?";
+  return `${verb} ${table}`;
+}
+
+/** `db` with the time of every statement summed per {@link statementKey}, inside transactions too. */
+export function timedDatabase(db: Database, totals: Totals): Database {
+  const wrap = (target: Queryable): Queryable => ({
+    query: (text, params) => timed(totals, statementKey(text), () => target.query(text, params)),
+    exec: (text) => timed(totals, "exec", () => target.exec(text)),
+  });
+  return {
+    ...wrap(db),
+    kind: db.kind,
+    transaction: (work) => timed(totals, "transaction (total)", () => db.transaction((tx) => work(wrap(tx)))),
+    close: () => db.close(),
+  };
+}
