@@ -5,10 +5,10 @@ import { type Config, ConfigError, configOptions, loadConfig } from "./config.ts
 import { ChainMismatchError } from "./db/chain-identity.ts";
 import { AbiImportIncompleteError, importAbis } from "./db/import-abis.ts";
 import { AbiFileError } from "./decode/read-abi-file.ts";
-import { type Indexer, ReorgTooDeepError } from "./indexer/create-indexer.ts";
+import { ReorgTooDeepError } from "./indexer/create-indexer.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
-import { startProgressBar } from "./progress.ts";
+import { progressOnTerminal } from "./progress.ts";
 
 const usage = `Usage: sextant <command> [options]
 
@@ -54,7 +54,7 @@ const commands: Record<string, Command> = {
         },
         "serving",
       );
-      const stopProgress = progressOnTerminal(indexer);
+      const stopProgress = progressOnTerminal(indexer.status);
       try {
         await indexer.run(signal);
       } finally {
@@ -76,7 +76,7 @@ const commands: Record<string, Command> = {
     });
     try {
       await indexer.prepare(signal);
-      const stopProgress = progressOnTerminal(indexer);
+      const stopProgress = progressOnTerminal(indexer.status);
       try {
         await indexer.run(signal);
       } finally {
@@ -133,13 +133,6 @@ const commands: Record<string, Command> = {
     }
   },
 };
-
-/** A catch-up progress bar on stdout when it is a terminal; the log's periodic lines say the same elsewhere. */
-function progressOnTerminal(indexer: Indexer): () => void {
-  return process.stdout.isTTY
-    ? startProgressBar({ status: indexer.status, stream: process.stdout })
-    : () => {};
-}
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({

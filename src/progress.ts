@@ -75,3 +75,11 @@ function formatDuration(seconds: number): string {
   if (whole < 3600) return `${Math.floor(whole / 60)} min ${whole % 60} s`;
   return `${Math.floor(whole / 3600)} h ${Math.floor((whole % 3600) / 60)} min`;
 }
+
+/**
+ * A catch-up progress bar on stdout when it is a terminal, else nothing (the log's periodic "catching up"
+ * lines say the same). Returns what stops it.
+ */
+export function progressOnTerminal(status: () => IndexerStatus): () => void {
+  return process.stdout.isTTY ? startProgressBar({ status, stream: process.stdout }) : () => {};
+}

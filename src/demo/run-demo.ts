@@ -6,6 +6,8 @@ import { readChainIdentity } from "../db/chain-identity.ts";
 import type { Database } from "../db/client.ts";
 import { readBlockHashes, readCheckpoint } from "../db/write-range.ts";
 import type { Logger } from "../logger.ts";
+import { createMetrics } from "../metrics.ts";
+import { progressOnTerminal } from "../progress.ts";
 import { createRpcClient, type RpcClient } from "../rpc/client.ts";
 import { eth_blockNumber } from "../rpc/eth_blockNumber.ts";
 import { eth_chainId } from "../rpc/eth_chainId.ts";
@@ -77,12 +79,14 @@ export async function runDemo({ config, logger, signal }: RunDemoParameters): Pr
     const { anvil, scenario, db } = chain;
     const chainConfig = demoConfig(anvil, scenario);
     await writeDemoAbis(join(demoDir, "abis"), scenario);
-    const indexer = createChainIndexer({ config: chainConfig, db, logger });
+    const metrics = createMetrics();
+    const indexer = createChainIndexer({ config: chainConfig, db, logger, metrics, signal });
     await indexer.prepare(signal);
     const started = Date.now();
-    const indexed = await indexer.catchUp(undefined, signal);
+    const stopProgress = progressOnTerminal(indexer.status);
+    const indexed = await indexer.catchUp(undefined, signal).finally(stopProgress);
     logger.info({ indexed: Number(indexed), ms: Date.now() - started }, "demo chain indexed");
-    const app = await serve({ config: chainConfig, db, logger });
+    const app = await serve({ config: chainConfig, db, logger, metrics, indexer });
     process.stdout.write(exampleUrls(`http://${config.host}:${config.port}/api/v2`, scenario));
     try {
       await indexer.run(signal);
