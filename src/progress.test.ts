@@ -37,7 +37,10 @@ describe("startProgressBar", () => {
 
     status.following = true;
     await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(output).toMatch(/\r\x1b\[2Kindexed 500 blocks and 1500 transactions in \d+ s\n$/);
+    const erase = "\r\x1b[2K";
+    expect(output.slice(output.lastIndexOf(erase) + erase.length)).toMatch(
+      /^indexed 500 blocks and 1500 transactions in \d+ s\n$/,
+    );
     stop();
     expect(output.match(/indexed 500 blocks/g)).toHaveLength(1);
   });
