@@ -7,17 +7,13 @@ import { createIndexer, type Indexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { until } from "./support/until.ts";
 
 const gasPrice = toHex(10_000_000_000n);
 const ids = [1n, 2n, 3n];
 
-async function waitFor(condition: () => Promise<boolean>, what: string) {
-  const deadline = Date.now() + 60_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** Waits for `condition`; a loaded 2-core machine can take many seconds to mine and index. */
+const waitFor = (condition: () => Promise<boolean>, what: string) => until(what, condition, 60_000);
 
 // tokens.holders_count and token_holders are kept with the balances, never recounted: after every
 // reorganization they must equal what the balances say, and what the node says.

@@ -8,16 +8,12 @@ import { createIndexer, type Indexer, ReorgTooDeepError } from "../src/indexer/c
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { until } from "./support/until.ts";
 
 const gasPrice = toHex(10_000_000_000n);
 
-async function waitFor(condition: () => Promise<boolean>, what: string) {
-  const deadline = Date.now() + 20_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** Waits for `condition`; a loaded 2-core machine can take many seconds to mine and index. */
+const waitFor = (condition: () => Promise<boolean>, what: string) => until(what, condition, 60_000);
 
 describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
   let anvil: Anvil;
