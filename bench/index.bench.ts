@@ -12,7 +12,6 @@
  * BENCH_STAGES=1 adds one pass per database with the stages run one after another (no overlap) and
  * timed: fetch (JSON-RPC per method), transform and token reads, and the write per statement and table.
  */
-import { loadavg } from "node:os";
 import { writeRange } from "../src/db/write-range.ts";
 import { attachTokens } from "../src/indexer/attach-tokens.ts";
 import { createIndexer } from "../src/indexer/create-indexer.ts";
@@ -23,6 +22,7 @@ import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, type DatabaseKind, databaseKinds } from "../test/support/databases.ts";
 import { startBenchChain } from "./chain/build-chain.ts";
+import { format, load, median } from "./figures.ts";
 import { indexChain, indexerDefaults } from "./index-chain.ts";
 import { type Totals, timedClient, timedDatabase } from "./instrument.ts";
 
@@ -120,13 +120,6 @@ async function stagePass(kind: DatabaseKind, url: string, head: number) {
   }
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-const format = (value: number) => Math.round(value).toLocaleString("en-US");
-const load = () => loadavg()[0].toFixed(1);
 const log = (line: string) => process.stderr.write(line);
 
 const chain = await startBenchChain({ log });

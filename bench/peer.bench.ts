@@ -10,10 +10,10 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { createServer } from "node:net";
-import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import { startBenchChain } from "./chain/build-chain.ts";
+import { format, load, median } from "./figures.ts";
 import { indexChain } from "./index-chain.ts";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -159,14 +159,6 @@ async function ponderOnce(parameters: { url: string; head: number; chainId: numb
     await admin.end();
   }
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-const format = (value: number) => Math.round(value).toLocaleString("en-US");
-const load = () => loadavg()[0].toFixed(1);
 
 const ponderVersion = readPackageVersion();
 const chain = await startBenchChain({ log });

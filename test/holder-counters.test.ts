@@ -1,12 +1,12 @@
 import { encodeDeployData, encodeFunctionData, type Hex, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readCheckpoint } from "../src/db/write-range.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { type Artifacts, compileDemoContracts } from "../src/demo/compile.ts";
 import { createIndexer, type Indexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
 import { until } from "./support/until.ts";
 
 const gasPrice = toHex(10_000_000_000n);
@@ -40,19 +40,7 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
     return hash;
   }
 
-  async function caughtUp() {
-    await waitFor(async () => {
-      const head = await client.request<{ hash: string; number: string }>("eth_getBlockByNumber", [
-        "latest",
-        false,
-      ]);
-      const [row] = await test.db.query<{ hash: string }>(
-        "SELECT '0x' || encode(hash, 'hex') AS hash FROM blocks WHERE number = $1",
-        [Number(head.number)],
-      );
-      return row?.hash === head.hash && (await readCheckpoint(test.db)) === BigInt(head.number);
-    }, "the indexer to reach the node's head");
-  }
+  const caughtUp = () => untilIndexedHead(client, test.db);
 
   /** Holders per token on the node: accounts with a balance above zero (any of the ids for ERC-1155). */
   async function nodeHolders(): Promise<Record<keyof typeof tokens, number>> {
@@ -112,12 +100,7 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
     };
     expect(counted).toEqual(await nodeHolders());
     if (!againstFreshIndex) return counted;
-    const fresh = await createTestDatabase(kind);
-    const reference = createIndexer({ client, db: fresh.db, logger: createLogger("silent") });
-    await reference.prepare();
-    await reference.catchUp();
-    const [ours, theirs] = [await fingerprint(test.db), await fingerprint(fresh.db)];
-    await fresh.drop();
+    const [ours, theirs] = [await fingerprint(test.db), await freshIndexFingerprint(client, kind)];
     expect({
       tokens: ours.tokens,
       token_balances: ours.token_balances,

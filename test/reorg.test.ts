@@ -8,6 +8,7 @@ import { createIndexer, type Indexer, ReorgTooDeepError } from "../src/indexer/c
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
 import { until } from "./support/until.ts";
 
 const gasPrice = toHex(10_000_000_000n);
@@ -26,30 +27,12 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
   let token: Hex;
   let tokenCall: (functionName: "mint" | "transfer" | "burn", args: unknown[]) => Hex;
 
-  /** Waits until the indexer holds exactly the node's head block. */
-  async function caughtUp() {
-    await waitFor(async () => {
-      const head = await client.request<{ hash: string; number: string }>("eth_getBlockByNumber", [
-        "latest",
-        false,
-      ]);
-      const [row] = await test.db.query<{ hash: string }>(
-        "SELECT '0x' || encode(hash, 'hex') AS hash FROM blocks WHERE number = $1",
-        [Number(head.number)],
-      );
-      return row?.hash === head.hash && (await readCheckpoint(test.db)) === BigInt(head.number);
-    }, "the indexer to reach the node's head");
-  }
+  const caughtUp = () => untilIndexedHead(client, test.db);
 
   /** The stored tables equal a fresh index of the node's current chain. */
   async function expectCanonical() {
     await caughtUp();
-    const fresh = await createTestDatabase(kind);
-    const reference = createIndexer({ client, db: fresh.db, logger: createLogger("silent") });
-    await reference.prepare();
-    await reference.catchUp();
-    const [ours, theirs] = [await fingerprint(test.db), await fingerprint(fresh.db)];
-    await fresh.drop();
+    const [ours, theirs] = [await fingerprint(test.db), await freshIndexFingerprint(client, kind)];
     expect(ours).toEqual(theirs);
     // And the token's balances and supply are the node's.
     const rows = await test.db.query<{ holder: Hex; value: string }>(

@@ -1,0 +1,42 @@
+import type { Database } from "../../src/db/client.ts";
+import { readCheckpoint } from "../../src/db/write-range.ts";
+import { createIndexer } from "../../src/indexer/create-indexer.ts";
+import { createLogger } from "../../src/logger.ts";
+import type { RpcClient } from "../../src/rpc/client.ts";
+import { createTestDatabase, type DatabaseKind, fingerprint } from "./databases.ts";
+import { until } from "./until.ts";
+
+/** Waits until `db` holds exactly the node's head block, by number and hash, as its checkpoint. */
+export async function untilIndexedHead(client: RpcClient, db: Database): Promise<void> {
+  await until(
+    "the indexer to reach the node's head",
+    async () => {
+      const head = await client.request<{ hash: string; number: string }>("eth_getBlockByNumber", [
+        "latest",
+        false,
+      ]);
+      const [row] = await db.query<{ hash: string }>(
+        "SELECT '0x' || encode(hash, 'hex') AS hash FROM blocks WHERE number = $1",
+        [Number(head.number)],
+      );
+      return row?.hash === head.hash && (await readCheckpoint(db)) === BigInt(head.number);
+    },
+    60_000,
+  );
+}
+
+/** The fingerprint of a fresh index of the node's current chain, in a new database of `kind`. */
+export async function freshIndexFingerprint(
+  client: RpcClient,
+  kind: DatabaseKind,
+): Promise<Record<string, string>> {
+  const fresh = await createTestDatabase(kind);
+  try {
+    const reference = createIndexer({ client, db: fresh.db, logger: createLogger("silent") });
+    await reference.prepare();
+    await reference.catchUp();
+    return await fingerprint(fresh.db);
+  } finally {
+    await fresh.drop();
+  }
+}
