@@ -105,13 +105,18 @@ async function stagePass(kind: DatabaseKind, url: string, head: number) {
       });
       time.fetch += performance.now() - started;
       started = performance.now();
-      const rows = transformRange(range, { entryPoints: canonicalEntryPoints });
+      const transformed = transformRange(range, { entryPoints: canonicalEntryPoints });
       time.transform += performance.now() - started;
       started = performance.now();
-      await attachTokens({ client, db, rows });
+      await attachTokens({ client, db, range: transformed });
       time.tokens += performance.now() - started;
       started = performance.now();
-      await writeRange(db, { from: range.from, to: range.to, parentHash: range.blocks[0].parentHash, rows });
+      await writeRange(db, {
+        from: range.from,
+        to: range.to,
+        parentHash: range.blocks[0].parentHash,
+        rows: transformed.rows,
+      });
       time.write += performance.now() - started;
     }
     return { time, rpcTotals, dbTotals };

@@ -1,53 +1,33 @@
 import { describe, expect, it } from "vitest";
-import { createTableRows, insertRows } from "../src/db/table-rows.ts";
+import { createRangeRows, insertTable } from "../src/db/tables.ts";
 import { storeTokensAndTypes } from "../src/db/token-types.ts";
-import type { RangeRows } from "../src/indexer/transform-range.ts";
 import { createTestDatabase, databaseKinds } from "./support/databases.ts";
 
-const token = "\\x00000000000000000000000000000000000000aa";
-const alice = "\\x00000000000000000000000000000000000000a1";
-const bob = "\\x00000000000000000000000000000000000000b0";
+const token = "0x00000000000000000000000000000000000000aa";
+const alice = "0x00000000000000000000000000000000000000a1";
+const bob = "0x00000000000000000000000000000000000000b0";
 
 /** The range rows storeTokensAndTypes reads: one transfer of `token` at `block` and the token's row. */
 function rangeOf(block: number, form: string, type: string) {
-  const tokenTransfers = createTableRows("token_transfers", {
-    block_number: "int8",
-    log_index: "int4",
-    transaction_hash: "bytea",
-    transaction_index: "int4",
-    token_address: "bytea",
-    from_address: "bytea",
-    to_address: "bytea",
-    token_type: "text",
-    token_ids: "numeric[]",
-    amounts: "numeric[]",
-    token_contract_type: "text",
-  });
-  tokenTransfers.push({
+  const rows = createRangeRows();
+  rows.tokenTransfers.push({
     block_number: block,
     log_index: 0,
-    transaction_hash: "\\x01",
+    transaction_hash: "0x01",
     transaction_index: 0,
     token_address: token,
     from_address: alice,
     to_address: bob,
     token_type: form,
-    token_ids: form === "ERC-20" ? "{NULL}" : "{7}",
-    amounts: form === "ERC-20" ? "{5}" : "{NULL}",
+    token_ids: form === "ERC-20" ? [] : [7n],
+    amounts: form === "ERC-20" ? [5n] : [],
     token_contract_type: null,
-  });
-  const addressTokenTransfers = createTableRows("address_token_transfers", {
-    address: "bytea",
-    block_number: "int8",
-    log_index: "int4",
-    direction: "int2",
-    token_contract_type: "text",
   });
   for (const [address, direction] of [
     [alice, 1],
     [bob, 2],
   ] as const) {
-    addressTokenTransfers.push({
+    rows.addressTokenTransfers.push({
       address,
       block_number: block,
       log_index: 0,
@@ -55,14 +35,17 @@ function rangeOf(block: number, form: string, type: string) {
       token_contract_type: null,
     });
   }
-  const tokens = createTableRows("tokens", {
-    address: "bytea",
-    type: "text",
-    first_seen_block: "int8",
-    read_at_block: "int8",
+  rows.tokens.push({
+    address: token,
+    type,
+    name: null,
+    symbol: null,
+    decimals: null,
+    total_supply: null,
+    first_seen_block: block,
+    read_at_block: -1,
   });
-  tokens.push({ address: token, type, first_seen_block: block, read_at_block: -1 });
-  return { tokenTransfers, addressTokenTransfers, tokens } as unknown as RangeRows;
+  return rows;
 }
 
 // Endpoints 8 and 13 filter on the type stamped on each transfer row: it must follow tokens.type, also
@@ -84,8 +67,8 @@ describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
         await test.db.transaction(async (tx) => {
           const rows = rangeOf(block, form, type);
           await storeTokensAndTypes(tx, rows);
-          await insertRows(tx, rows.tokenTransfers);
-          await insertRows(tx, rows.addressTokenTransfers);
+          await insertTable(tx, "tokenTransfers", rows.tokenTransfers);
+          await insertTable(tx, "addressTokenTransfers", rows.addressTokenTransfers);
         });
       }
       expect(await types()).toEqual([
@@ -96,8 +79,8 @@ describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
       await test.db.transaction(async (tx) => {
         const rows = rangeOf(3, "ERC-721", "ERC-721");
         await storeTokensAndTypes(tx, rows);
-        await insertRows(tx, rows.tokenTransfers);
-        await insertRows(tx, rows.addressTokenTransfers);
+        await insertTable(tx, "tokenTransfers", rows.tokenTransfers);
+        await insertTable(tx, "addressTokenTransfers", rows.addressTokenTransfers);
       });
       expect(await types()).toEqual([
         { table: "links", type: "ERC-404", rows: 6 },

@@ -1,38 +1,74 @@
 import type { Queryable } from "./client.ts";
 
-/** SQL type of a column. Every value travels as text and the database casts it, so both drivers agree. */
-export type ColumnType =
-  | "bytea"
-  | "numeric"
-  | "int8"
-  | "int4"
-  | "int2"
-  | "bool"
-  | "text"
-  | "int4[]"
-  | "numeric[]";
+/** A value as the indexer hands it over, per SQL type of its column. */
+type ColumnValues = {
+  /** `0x`-prefixed hex. */
+  bytea: string;
+  /** A bigint, a safe integer, decimal digits or a `0x` quantity. */
+  numeric: Quantity;
+  int8: Quantity;
+  int4: number;
+  int2: number;
+  bool: boolean;
+  text: string;
+  "int4[]": readonly number[];
+  "numeric[]": readonly Quantity[];
+};
 
-export type TableRows<Columns extends string> = {
+type Quantity = bigint | number | string;
+
+/** SQL type of a column. */
+export type ColumnType = keyof ColumnValues;
+
+export type ColumnValue<Type extends ColumnType> = ColumnValues[Type];
+
+/** A row of a table with these columns; a missing value is SQL null. */
+export type Row<Columns extends Record<string, ColumnType>> = {
+  [Name in keyof Columns]: ColumnValues[Columns[Name]] | null | undefined;
+};
+
+/** Turns a column's values into the text PostgreSQL casts from, so that both drivers agree. */
+const encoders: { [Type in ColumnType]: (value: ColumnValues[Type]) => string } = {
+  bytea: (hex) => `\\x${hex.slice(2)}`,
+  numeric: quantityText,
+  int8: quantityText,
+  int4: String,
+  int2: String,
+  bool: String,
+  text: (text) => text,
+  "int4[]": (values) => `{${values.join(",")}}`,
+  "numeric[]": (values) => `{${values.map(quantityText).join(",")}}`,
+};
+
+function quantityText(value: Quantity): string {
+  return typeof value === "string" && value.startsWith("0x") ? BigInt(value).toString() : String(value);
+}
+
+/** Column-wise rows of one table, filled by the indexer and written by `insertRows`. */
+export type TableRows<Columns extends Record<string, ColumnType>> = {
   table: string;
-  columns: Record<Columns, ColumnType>;
+  columns: Columns;
   /** One array per column, all of the same length. */
-  values: Record<Columns, unknown[]>;
+  values: { -readonly [Name in keyof Columns]: Row<Columns>[Name][] };
   length: number;
+  push(row: Row<Columns>): void;
 };
 
 /** Creates an empty column-wise row set for `table`. */
-export function createTableRows<Columns extends string>(
+export function createTableRows<Columns extends Record<string, ColumnType>>(
   table: string,
-  columns: Record<Columns, ColumnType>,
-): TableRows<Columns> & { push(row: Record<Columns, unknown>): void } {
-  const names = Object.keys(columns) as Columns[];
-  const values = Object.fromEntries(names.map((name) => [name, []])) as unknown as Record<Columns, unknown[]>;
-  const rows = {
+  columns: Columns,
+): TableRows<Columns> {
+  const names = Object.keys(columns) as (keyof Columns & string)[];
+  const values = Object.fromEntries(
+    names.map((name) => [name, []]),
+  ) as unknown as TableRows<Columns>["values"];
+  const rows: TableRows<Columns> = {
     table,
     columns,
     values,
     length: 0,
-    push(row: Record<Columns, unknown>) {
+    push(row) {
       for (const name of names) values[name].push(row[name]);
       rows.length++;
     },
@@ -46,20 +82,23 @@ export type InsertRowsParameters = { onConflict?: string };
  * Inserts all rows with one statement: each column is one array parameter, spread by `unnest`. This
  * runs unchanged on PostgreSQL and PGlite and costs one round trip per table.
  */
-export async function insertRows<Columns extends string>(
+export async function insertRows<Columns extends Record<string, ColumnType>>(
   db: Queryable,
   rows: TableRows<Columns>,
   { onConflict = "" }: InsertRowsParameters = {},
 ): Promise<void> {
   if (rows.length === 0) return;
-  const names = Object.keys(rows.columns) as Columns[];
+  const names = Object.keys(rows.columns) as (keyof Columns & string)[];
   // Every column arrives as text[] and is cast per value, which also serves array columns (`'{0,1}'::int4[]`).
   const arrays = names.map((_, i) => `$${i + 1}::text[]`).join(", ");
   const casts = names.map((name) => `u.${name}::${rows.columns[name]}`).join(", ");
   await db.query(
     `INSERT INTO ${rows.table} (${names.join(", ")})
      SELECT ${casts} FROM unnest(${arrays}) AS u(${names.join(", ")}) ${onConflict}`,
-    names.map((name) => rows.values[name].map((value) => (value == null ? null : String(value)))),
+    names.map((name) => {
+      const encode = encoders[rows.columns[name]] as (value: unknown) => string;
+      return rows.values[name].map((value) => (value == null ? null : encode(value)));
+    }),
   );
 }
 
@@ -67,7 +106,7 @@ export async function insertRows<Columns extends string>(
 export function byteaText(hex: string): string;
 export function byteaText(hex: string | null | undefined): string | null;
 export function byteaText(hex: string | null | undefined): string | null {
-  return hex == null ? null : `\\x${hex.slice(2)}`;
+  return hex == null ? null : encoders.bytea(hex);
 }
 
 /** A hex string as bytes, for a single `bytea` parameter (both drivers take a Buffer). */

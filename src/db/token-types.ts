@@ -1,7 +1,18 @@
-import { tokensOnConflict } from "../indexer/attach-tokens.ts";
-import type { RangeRows } from "../indexer/transform-range.ts";
 import type { Queryable } from "./client.ts";
-import { insertRows } from "./table-rows.ts";
+import { byteaText, insertRows } from "./table-rows.ts";
+import type { RangeRows } from "./tables.ts";
+
+/**
+ * The upsert that merges a range's token rows into stored ones: types only ever become ERC-404, and a
+ * supply read at a later block wins.
+ */
+const tokensOnConflict = `ON CONFLICT (address) DO UPDATE SET
+  type = CASE
+    WHEN tokens.type <> excluded.type AND tokens.type IN ('ERC-20', 'ERC-721', 'ERC-404')
+      AND excluded.type IN ('ERC-20', 'ERC-721', 'ERC-404') THEN 'ERC-404'
+    ELSE tokens.type END,
+  total_supply = CASE WHEN excluded.read_at_block > tokens.read_at_block THEN excluded.total_supply ELSE tokens.total_supply END,
+  read_at_block = GREATEST(tokens.read_at_block, excluded.read_at_block)`;
 
 /**
  * Stores the range's tokens and gives each of the range's transfer rows (and their per-address rows)
@@ -11,13 +22,17 @@ import { insertRows } from "./table-rows.ts";
  */
 export async function storeTokensAndTypes(tx: Queryable, rows: RangeRows): Promise<void> {
   const transfers = rows.tokenTransfers.values;
-  const addresses = [...new Set(transfers.token_address as string[])];
+  const tokenOf = transfers.token_address.map((address) => address?.toLowerCase() ?? "");
+  const addresses = [...new Set(tokenOf)];
   const before = await readTokenTypes(tx, addresses);
   await insertRows(tx, rows.tokens, { onConflict: tokensOnConflict });
   const after = await readTokenTypes(tx, addresses);
   const changed = [...before].filter(([address, type]) => after.get(address) !== type);
   if (changed.length > 0) {
-    const params = [changed.map(([address]) => address), changed.map(([address]) => after.get(address))];
+    const params = [
+      changed.map(([address]) => byteaText(address)),
+      changed.map(([address]) => after.get(address)),
+    ];
     await tx.query(
       `UPDATE address_token_transfers a SET token_contract_type = c.type
        FROM unnest($1::text[]::bytea[], $2::text[]) AS c(address, type)
@@ -33,7 +48,7 @@ export async function storeTokensAndTypes(tx: Queryable, rows: RangeRows): Promi
       params,
     );
   }
-  transfers.token_contract_type = (transfers.token_address as string[]).map((address) => after.get(address));
+  transfers.token_contract_type = tokenOf.map((address) => after.get(address));
   const typeAt = new Map(
     transfers.block_number.map((block, i) => [
       `${block}/${transfers.log_index[i]}`,
@@ -46,13 +61,13 @@ export async function storeTokensAndTypes(tx: Queryable, rows: RangeRows): Promi
   );
 }
 
-/** Stored types of the tokens at `addresses` (bytea text, `\x...`), keyed the same way. */
+/** Stored types of the tokens at `addresses` (lowercase `0x` hex), keyed the same way. */
 async function readTokenTypes(tx: Queryable, addresses: string[]): Promise<Map<string, string>> {
   if (addresses.length === 0) return new Map();
   const rows = await tx.query<{ address: string; type: string }>(
-    `SELECT '\\x' || encode(address, 'hex') AS address, type FROM tokens
+    `SELECT '0x' || encode(address, 'hex') AS address, type FROM tokens
      WHERE address = ANY($1::text[]::bytea[])`,
-    [addresses],
+    [addresses.map((address) => byteaText(address))],
   );
   return new Map(rows.map((row) => [row.address, row.type]));
 }

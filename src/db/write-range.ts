@@ -1,11 +1,7 @@
 import { BaseError } from "../errors.ts";
-import type { RangeRows } from "../indexer/transform-range.ts";
-import { userOperationsOnConflict } from "../indexer/user-operations.ts";
 import type { Database } from "./client.ts";
-import { deleteAbove } from "./delete-above.ts";
-import { byteaParam, insertRows } from "./table-rows.ts";
-import { applyTokenBalanceChanges } from "./token-balances.ts";
-import { storeTokensAndTypes } from "./token-types.ts";
+import { byteaParam } from "./table-rows.ts";
+import { deleteAbove, insertRange, type RangeRows } from "./tables.ts";
 
 /** The stored chain does not continue into the range: its parent is not the block stored below it. */
 export class ChainDivergedError extends BaseError {
@@ -60,27 +56,7 @@ export async function writeRange(
         `its parent hash ${parentHash} differs from the stored block ${from - 1n}`,
       );
     }
-    await insertRows(tx, rows.blocks);
-    await insertRows(tx, rows.transactions);
-    await insertRows(tx, rows.addressTransactions);
-    await insertRows(tx, rows.logs);
-    await insertRows(tx, rows.internalTransactions);
-    await insertRows(tx, rows.addressInternalTransactions);
-    await insertRows(tx, rows.withdrawals);
-    await insertRows(tx, rows.proxies);
-    await storeTokensAndTypes(tx, rows);
-    await insertRows(tx, rows.tokenTransfers);
-    await insertRows(tx, rows.userOperations, { onConflict: userOperationsOnConflict });
-    await insertRows(tx, rows.addressTokenTransfers);
-    await insertRows(tx, rows.tokenInstances, {
-      onConflict: "ON CONFLICT (token_address, token_id) DO NOTHING",
-    });
-    await applyTokenBalanceChanges(tx, from, to, 1);
-    await insertRows(tx, rows.addresses, {
-      onConflict: `ON CONFLICT (hash) DO UPDATE SET
-        is_contract = addresses.is_contract OR excluded.is_contract,
-        first_seen_block = LEAST(addresses.first_seen_block, excluded.first_seen_block)`,
-    });
+    await insertRange(tx, rows, { from, to });
     await tx.query(
       `INSERT INTO checkpoints (name, block_number) VALUES ($1, $2)
        ON CONFLICT (name) DO UPDATE SET block_number = excluded.block_number`,

@@ -144,20 +144,20 @@ export function createIndexer({
 
   /** The range's rows; token-transfer-shaped logs that fit no layout are skipped and reported. */
   async function rowsOf(range: FetchedRange, keptUpTo: bigint | undefined, signal: AbortSignal | undefined) {
-    const rows = transformRange(range, { entryPoints });
+    const transformed = transformRange(range, { entryPoints });
     // Token rows are only pushed once every read succeeded, so a retry starts from clean rows.
-    await retryForever(() => attachTokens({ client, db, rows, keptUpTo }), {
+    await retryForever(() => attachTokens({ client, db, range: transformed, keptUpTo }), {
       what: `tokens of blocks ${range.from}-${range.to}`,
       logger,
       signal,
     });
-    if (rows.malformedTokenTransfers > 0) {
+    if (transformed.malformedTokenTransfers > 0) {
       logger.warn(
-        { from: Number(range.from), to: Number(range.to), skipped: rows.malformedTokenTransfers },
+        { from: Number(range.from), to: Number(range.to), skipped: transformed.malformedTokenTransfers },
         "skipped malformed token transfer logs",
       );
     }
-    return rows;
+    return transformed.rows;
   }
 
   function fetchWithRetry(from: bigint, to: bigint, signal?: AbortSignal): Promise<FetchedRange> {

@@ -1,6 +1,10 @@
-import { type Address, decodeFunctionResult, encodeFunctionData, type Hex } from "viem";
+import { decodeFunctionResult, encodeFunctionData, type Hex } from "viem";
 import type { Database } from "../db/client.ts";
-import { byteaParam } from "../db/table-rows.ts";
+import {
+  readUnfetchedInstances,
+  storeInstanceMetadata,
+  type UnfetchedInstance,
+} from "../db/token-instances.ts";
 import type { Logger } from "../logger.ts";
 import type { RpcClient } from "../rpc/client.ts";
 import { RpcError, RpcResponseError } from "../rpc/errors.ts";
@@ -67,7 +71,7 @@ const tokenUriAbi = [
 // Blockscout cuts stored errors at 255 characters; a node's revert text can be long.
 const maxErrorLength = 255;
 
-type PendingInstance = { address: Address; tokenId: bigint; type: string };
+type PendingInstance = UnfetchedInstance;
 
 type UriResult = { uri: string } | { error: string };
 
@@ -105,23 +109,6 @@ export function createMetadataFetcher({
   pollIntervalMs = 2_000,
   fetch: fetchImpl,
 }: CreateMetadataFetcherParameters): CreateMetadataFetcherReturnType {
-  async function selectPending(): Promise<PendingInstance[]> {
-    // Joined with tokens so an instance waits until its token (and so its type) is stored.
-    const rows = await db.query<{ address: string; token_id: string; type: string }>(
-      `SELECT '0x' || encode(i.token_address, 'hex') AS address, i.token_id::text AS token_id, t.type
-         FROM token_instances i JOIN tokens t ON t.address = i.token_address
-        WHERE i.metadata_fetched_at IS NULL
-        ORDER BY i.first_seen_block, i.token_address, i.token_id
-        LIMIT $1`,
-      [batchSize],
-    );
-    return rows.map((row) => ({
-      address: row.address as Address,
-      tokenId: BigInt(row.token_id),
-      type: row.type,
-    }));
-  }
-
   async function readUris(instances: PendingInstance[]): Promise<UriResult[]> {
     const calls = instances.map((instance) => ({
       method: "eth_call",
@@ -168,26 +155,17 @@ export function createMetadataFetcher({
   }
 
   async function store(instance: PendingInstance, outcome: Outcome): Promise<void> {
-    const metadata = "metadata" in outcome ? JSON.stringify(withoutNul(outcome.metadata)) : null;
-    const error = "error" in outcome ? truncate(outcome.error.replaceAll("\0", "")) : null;
-    // `$4::text::jsonb`: typed as text, the JSON string reaches both drivers unchanged (postgres.js
-    // would encode a string bound straight to jsonb a second time).
-    await db.query(
-      `UPDATE token_instances
-          SET token_uri = $3, metadata = $4::text::jsonb, metadata_error = $5, metadata_fetched_at = now()
-        WHERE token_address = $1 AND token_id = $2::numeric`,
-      [
-        byteaParam(instance.address),
-        instance.tokenId.toString(),
-        outcome.tokenUri?.replaceAll("\0", "") ?? null,
-        metadata,
-        error,
-      ],
-    );
+    await storeInstanceMetadata(db, {
+      address: instance.address,
+      tokenId: instance.tokenId,
+      tokenUri: outcome.tokenUri?.replaceAll("\0", "") ?? null,
+      metadataJson: "metadata" in outcome ? JSON.stringify(withoutNul(outcome.metadata)) : null,
+      error: "error" in outcome ? truncate(outcome.error.replaceAll("\0", "")) : null,
+    });
   }
 
   async function runOnce(): Promise<number> {
-    const instances = await selectPending();
+    const instances = await readUnfetchedInstances(db, batchSize);
     if (instances.length === 0) return 0;
     const uris = await readUris(instances);
     let failed = 0;

@@ -18,7 +18,7 @@ import {
   entryPoint08Abi,
   entryPoint08Address,
 } from "viem/account-abstraction";
-import { byteaText, createTableRows } from "../db/table-rows.ts";
+import type { RangeRows } from "../db/tables.ts";
 import type { FetchedRange } from "./fetch-range.ts";
 
 /** The EntryPoint addresses indexed per version group; an empty list turns the group off. */
@@ -361,77 +361,45 @@ export function bundleTransactionsOf(range: FetchedRange, entryPoints: EntryPoin
   return bundles;
 }
 
-/** The `user_operations` rows of `records`, column-wise for `insertRows`. */
-export function userOperationRows(records: readonly UserOperationRecord[]) {
-  const rows = createTableRows("user_operations", {
-    hash: "bytea",
-    transaction_hash: "bytea",
-    transaction_index: "int4",
-    block_number: "int8",
-    block_hash: "bytea",
-    log_index: "int4",
-    entry_point: "bytea",
-    entry_point_version: "text",
-    sender: "bytea",
-    paymaster: "bytea",
-    nonce: "numeric",
-    success: "bool",
-    actual_gas_cost: "numeric",
-    actual_gas_used: "numeric",
-    factory: "bytea",
-    bundler: "bytea",
-    aggregator: "bytea",
-    revert_reason: "bytea",
-    init_code: "bytea",
-    call_data: "bytea",
-    call_gas_limit: "numeric",
-    verification_gas_limit: "numeric",
-    pre_verification_gas: "numeric",
-    max_fee_per_gas: "numeric",
-    max_priority_fee_per_gas: "numeric",
-    paymaster_and_data: "bytea",
-    paymaster_verification_gas_limit: "numeric",
-    paymaster_post_op_gas_limit: "numeric",
-    signature: "bytea",
-  });
+/** Adds the `user_operations` rows of `records`. */
+export function pushUserOperationRows(
+  rows: Pick<RangeRows, "userOperations">,
+  records: readonly UserOperationRecord[],
+): void {
   for (const op of records) {
-    rows.push({
-      hash: byteaText(op.hash),
-      transaction_hash: byteaText(op.transactionHash),
+    rows.userOperations.push({
+      hash: op.hash,
+      transaction_hash: op.transactionHash,
       transaction_index: op.transactionIndex,
       block_number: op.blockNumber,
-      block_hash: byteaText(op.blockHash),
+      block_hash: op.blockHash,
       log_index: op.logIndex,
-      entry_point: byteaText(op.entryPoint),
+      entry_point: op.entryPoint,
       entry_point_version: op.entryPointVersion,
-      sender: byteaText(op.sender),
-      paymaster: byteaText(op.paymaster),
+      sender: op.sender,
+      paymaster: op.paymaster,
       nonce: op.nonce,
       success: op.success,
       actual_gas_cost: op.actualGasCost,
       actual_gas_used: op.actualGasUsed,
-      factory: byteaText(op.factory),
-      bundler: byteaText(op.bundler),
-      aggregator: byteaText(op.aggregator),
-      revert_reason: byteaText(op.revertReason),
-      init_code: byteaText(op.initCode),
-      call_data: byteaText(op.callData),
+      factory: op.factory,
+      bundler: op.bundler,
+      aggregator: op.aggregator,
+      revert_reason: op.revertReason,
+      init_code: op.initCode,
+      call_data: op.callData,
       call_gas_limit: op.callGasLimit,
       verification_gas_limit: op.verificationGasLimit,
       pre_verification_gas: op.preVerificationGas,
       max_fee_per_gas: op.maxFeePerGas,
       max_priority_fee_per_gas: op.maxPriorityFeePerGas,
-      paymaster_and_data: byteaText(op.paymasterAndData),
+      paymaster_and_data: op.paymasterAndData,
       paymaster_verification_gas_limit: op.paymasterVerificationGasLimit,
       paymaster_post_op_gas_limit: op.paymasterPostOpGasLimit,
-      signature: byteaText(op.signature),
+      signature: op.signature,
     });
   }
-  return rows;
 }
-
-/** Insert clause for `user_operations`: rows of the same operation (a rescan of stored logs) are kept once. */
-export const userOperationsOnConflict = "ON CONFLICT (hash) DO NOTHING";
 
 function eventOf(name: string) {
   const event = entryPoint06Abi.find((item) => item.type === "event" && item.name === name);

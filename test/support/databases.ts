@@ -4,6 +4,7 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { type Database, openDatabase } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
+import { type TableDefinition, tables } from "../../src/db/tables.ts";
 
 export type DatabaseKind = "pglite" | "postgres";
 
@@ -58,33 +59,35 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
 }
 
 /**
- * A fingerprint of every table's content: row count and an md5 over all rows in key order. Two
- * databases with equal fingerprints hold the same rows.
+ * A fingerprint of every table in the registry: row count and an md5 over all rows in key order, every
+ * column but those whose value depends on when something ran. Two databases with equal fingerprints
+ * hold the same rows.
  */
 export async function fingerprint(db: Database): Promise<Record<string, string>> {
-  const tables: Record<string, string> = {
-    blocks: "number",
-    transactions: "block_number, index",
-    address_transactions: "address, block_number, transaction_index",
-    logs: "block_number, log_index",
-    withdrawals: "index",
-    token_transfers: "block_number, log_index",
-    address_token_transfers: "address, block_number, log_index",
-    internal_transactions: "block_number, transaction_index, index",
-    address_internal_transactions: "address, block_number, transaction_index, index",
-    addresses: "hash",
-    tokens: "address",
-    token_balances: "token_address, token_id, holder",
-    token_holders: "token_address, holder",
-    checkpoints: "name",
-    chain_identity: "singleton",
-  };
   const result: Record<string, string> = {};
-  for (const [table, order] of Object.entries(tables)) {
+  for (const table of Object.values(tables) as TableDefinition[]) {
+    const columns = (await tableColumns(db, table.name))
+      .map((column) => column.name)
+      .filter((name) => !table.volatile?.includes(name));
     const [row] = await db.query<{ count: number; digest: string | null }>(
-      `SELECT count(*)::int AS count, md5(string_agg(t::text, '|' ORDER BY ${order})) AS digest FROM ${table} t`,
+      `SELECT count(*)::int AS count,
+         md5(string_agg(row(${columns.join(", ")})::text, '|' ORDER BY ${table.key.join(", ")})) AS digest
+       FROM ${table.name}`,
     );
-    result[table] = `${row.count}:${row.digest}`;
+    result[table.name] = `${row.count}:${row.digest}`;
   }
   return result;
+}
+
+/** The columns of `table` in the database's schema, in their order, with their types. */
+export async function tableColumns(db: Database, table: string): Promise<{ name: string; type: string }[]> {
+  return db.query<{ name: string; type: string }>(
+    `SELECT column_name AS name, format_type(a.atttypid, a.atttypmod) AS type
+     FROM information_schema.columns c
+     JOIN pg_attribute a ON a.attrelid = (quote_ident(c.table_schema) || '.' || quote_ident(c.table_name))::regclass
+       AND a.attname = c.column_name
+     WHERE c.table_schema = current_schema() AND c.table_name = $1
+     ORDER BY c.ordinal_position`,
+    [table],
+  );
 }

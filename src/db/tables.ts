@@ -1,0 +1,437 @@
+import type { Queryable } from "./client.ts";
+import { type ColumnType, createTableRows, insertRows, type TableRows } from "./table-rows.ts";
+import { applyTokenBalanceChanges } from "./token-balances.ts";
+import { storeTokensAndTypes } from "./token-types.ts";
+
+/**
+ * How a reorganization takes back a table's rows of the blocks above `$1`:
+ * - `delete`: one statement with `$1`;
+ * - `run`: a step of its own (balances are taken back, not deleted);
+ * - `takenBackWith`: another table's step restores this one (a counter it maintains);
+ * - `null`: the table is not derived from blocks (configuration, operator input, progress).
+ */
+export type Reorganization =
+  | { delete: string }
+  | { run: (tx: Queryable, above: bigint) => Promise<void> }
+  | { takenBackWith: string }
+  | null;
+
+export type TableDefinition<Columns extends Record<string, ColumnType> = Record<string, ColumnType>> = {
+  name: string;
+  /** The primary key, in its order: the fingerprint compares rows in it. */
+  key: readonly string[];
+  /** The columns a range carries rows for, with their SQL types; absent when no range hands rows over. */
+  columns?: Columns;
+  /** Inserting a range's rows: a conflict clause (rows that may already be stored), or a step of its own. */
+  write?:
+    | { onConflict: string }
+    | { run: (tx: Queryable, rows: RangeRows, range: { from: bigint; to: bigint }) => Promise<void> };
+  reorganization: Reorganization;
+  /** Columns whose values depend on when something ran, not on the chain (timestamps, fetched documents). */
+  volatile?: readonly string[];
+};
+
+function defineTable<const Columns extends Record<string, ColumnType>>(
+  definition: TableDefinition<Columns> & { columns: Columns },
+): TableDefinition<Columns> & { columns: Columns };
+function defineTable(definition: TableDefinition<never> & { columns?: never }): TableDefinition<never>;
+function defineTable(definition: TableDefinition) {
+  return definition;
+}
+
+const maxBlock = 9_223_372_036_854_775_807n;
+
+/**
+ * Every table of the schema, defined once, in the order a range is written (and the reverse of the
+ * order a reorganization takes it back): a link or counter follows what it is derived from. The writer,
+ * the reorganization and the test fingerprint are all derived from these entries.
+ */
+export const tables = {
+  blocks: defineTable({
+    name: "blocks",
+    key: ["number"],
+    columns: {
+      number: "int8",
+      hash: "bytea",
+      parent_hash: "bytea",
+      timestamp: "int8",
+      miner: "bytea",
+      gas_limit: "numeric",
+      gas_used: "numeric",
+      base_fee_per_gas: "numeric",
+      difficulty: "numeric",
+      total_difficulty: "numeric",
+      size: "int8",
+      nonce: "bytea",
+      extra_data: "bytea",
+      mix_hash: "bytea",
+      sha3_uncles: "bytea",
+      state_root: "bytea",
+      transactions_root: "bytea",
+      receipts_root: "bytea",
+      logs_bloom: "bytea",
+      blob_gas_used: "numeric",
+      excess_blob_gas: "numeric",
+      parent_beacon_block_root: "bytea",
+      withdrawals_root: "bytea",
+      transaction_count: "int4",
+      traced: "bool",
+    },
+    reorganization: { delete: "DELETE FROM blocks WHERE number > $1" },
+  }),
+  transactions: defineTable({
+    name: "transactions",
+    key: ["hash"],
+    columns: {
+      hash: "bytea",
+      block_number: "int8",
+      block_hash: "bytea",
+      index: "int4",
+      from_address: "bytea",
+      to_address: "bytea",
+      created_contract: "bytea",
+      value: "numeric",
+      nonce: "int8",
+      type: "int2",
+      gas_limit: "numeric",
+      gas_price: "numeric",
+      max_fee_per_gas: "numeric",
+      max_priority_fee_per_gas: "numeric",
+      max_fee_per_blob_gas: "numeric",
+      blob_versioned_hashes: "bytea",
+      input: "bytea",
+      v: "numeric",
+      r: "numeric",
+      s: "numeric",
+      y_parity: "int2",
+      chain_id: "int8",
+      status: "int2",
+      gas_used: "numeric",
+      cumulative_gas_used: "numeric",
+      effective_gas_price: "numeric",
+      blob_gas_used: "numeric",
+      blob_gas_price: "numeric",
+      logs_bloom: "bytea",
+      root: "bytea",
+      error: "text",
+      has_error_in_internal_transactions: "bool",
+      revert_output: "bytea",
+    },
+    reorganization: { delete: "DELETE FROM transactions WHERE block_number > $1" },
+  }),
+  addressTransactions: defineTable({
+    name: "address_transactions",
+    key: ["address", "block_number", "transaction_index"],
+    columns: {
+      address: "bytea",
+      block_number: "int8",
+      transaction_index: "int4",
+      direction: "int2",
+      value: "numeric",
+      fee: "numeric",
+    },
+    // Reached through the orphaned transactions' addresses, so that each delete is an index lookup.
+    reorganization: {
+      delete: `DELETE FROM address_transactions a USING transactions t
+        WHERE t.block_number > $1 AND a.address IN (t.from_address, t.to_address, t.created_contract)
+          AND a.block_number = t.block_number AND a.transaction_index = t.index`,
+    },
+  }),
+  logs: defineTable({
+    name: "logs",
+    key: ["block_number", "log_index"],
+    columns: {
+      block_number: "int8",
+      log_index: "int4",
+      block_hash: "bytea",
+      transaction_hash: "bytea",
+      transaction_index: "int4",
+      address: "bytea",
+      topic0: "bytea",
+      topic1: "bytea",
+      topic2: "bytea",
+      topic3: "bytea",
+      data: "bytea",
+    },
+    reorganization: { delete: "DELETE FROM logs WHERE block_number > $1" },
+  }),
+  internalTransactions: defineTable({
+    name: "internal_transactions",
+    key: ["block_number", "transaction_index", "index"],
+    columns: {
+      block_number: "int8",
+      transaction_index: "int4",
+      index: "int4",
+      block_index: "int4",
+      transaction_hash: "bytea",
+      type: "text",
+      from_address: "bytea",
+      to_address: "bytea",
+      created_contract: "bytea",
+      value: "numeric",
+      gas: "numeric",
+      gas_used: "numeric",
+      input: "bytea",
+      output: "bytea",
+      error: "text",
+      trace_address: "int4[]",
+    },
+    reorganization: { delete: "DELETE FROM internal_transactions WHERE block_number > $1" },
+  }),
+  addressInternalTransactions: defineTable({
+    name: "address_internal_transactions",
+    key: ["address", "block_number", "transaction_index", "index"],
+    columns: {
+      address: "bytea",
+      block_number: "int8",
+      transaction_index: "int4",
+      index: "int4",
+      direction: "int2",
+    },
+    reorganization: {
+      delete: `DELETE FROM address_internal_transactions a USING internal_transactions i
+        WHERE i.block_number > $1 AND a.address IN (i.from_address, i.to_address, i.created_contract)
+          AND a.block_number = i.block_number AND a.transaction_index = i.transaction_index AND a.index = i.index`,
+    },
+  }),
+  withdrawals: defineTable({
+    name: "withdrawals",
+    key: ["index"],
+    columns: {
+      index: "int8",
+      block_number: "int8",
+      validator_index: "int8",
+      address: "bytea",
+      amount: "numeric",
+    },
+    reorganization: { delete: "DELETE FROM withdrawals WHERE block_number > $1" },
+  }),
+  proxies: defineTable({
+    name: "proxies",
+    key: ["address", "block_number"],
+    columns: {
+      address: "bytea",
+      block_number: "int8",
+      proxy_type: "text",
+      implementation: "bytea",
+      beacon: "bytea",
+    },
+    reorganization: { delete: "DELETE FROM proxies WHERE block_number > $1" },
+  }),
+  // Filled by the indexer once name, symbol, decimals and supply are read from the node.
+  tokens: defineTable({
+    name: "tokens",
+    key: ["address"],
+    columns: {
+      address: "bytea",
+      type: "text",
+      name: "text",
+      symbol: "text",
+      decimals: "int2",
+      total_supply: "numeric",
+      first_seen_block: "int8",
+      read_at_block: "int8",
+    },
+    write: { run: (tx, rows) => storeTokensAndTypes(tx, rows) },
+    // A supply read in an orphaned block is stale: the reorganization reads it again where a fresh
+    // index would (the indexer's attachTokens).
+    reorganization: {
+      run: async (tx, above) => {
+        await tx.query("DELETE FROM tokens WHERE first_seen_block > $1", [above.toString()]);
+        await tx.query("UPDATE tokens SET total_supply = NULL, read_at_block = -1 WHERE read_at_block > $1", [
+          above.toString(),
+        ]);
+      },
+    },
+  }),
+  tokenTransfers: defineTable({
+    name: "token_transfers",
+    key: ["block_number", "log_index"],
+    columns: {
+      block_number: "int8",
+      log_index: "int4",
+      transaction_hash: "bytea",
+      transaction_index: "int4",
+      token_address: "bytea",
+      from_address: "bytea",
+      to_address: "bytea",
+      token_type: "text",
+      token_ids: "numeric[]",
+      amounts: "numeric[]",
+      // The token's type (tokens.type), settled when the range's tokens are stored.
+      token_contract_type: "text",
+    },
+    reorganization: { delete: "DELETE FROM token_transfers WHERE block_number > $1" },
+  }),
+  userOperations: defineTable({
+    name: "user_operations",
+    key: ["hash"],
+    columns: {
+      hash: "bytea",
+      transaction_hash: "bytea",
+      transaction_index: "int4",
+      block_number: "int8",
+      block_hash: "bytea",
+      log_index: "int4",
+      entry_point: "bytea",
+      entry_point_version: "text",
+      sender: "bytea",
+      paymaster: "bytea",
+      nonce: "numeric",
+      success: "bool",
+      actual_gas_cost: "numeric",
+      actual_gas_used: "numeric",
+      factory: "bytea",
+      bundler: "bytea",
+      aggregator: "bytea",
+      revert_reason: "bytea",
+      init_code: "bytea",
+      call_data: "bytea",
+      call_gas_limit: "numeric",
+      verification_gas_limit: "numeric",
+      pre_verification_gas: "numeric",
+      max_fee_per_gas: "numeric",
+      max_priority_fee_per_gas: "numeric",
+      paymaster_and_data: "bytea",
+      paymaster_verification_gas_limit: "numeric",
+      paymaster_post_op_gas_limit: "numeric",
+      signature: "bytea",
+    },
+    // A rescan of stored logs finds operations already stored: each is kept once.
+    write: { onConflict: "ON CONFLICT (hash) DO NOTHING" },
+    reorganization: { delete: "DELETE FROM user_operations WHERE block_number > $1" },
+  }),
+  addressTokenTransfers: defineTable({
+    name: "address_token_transfers",
+    key: ["address", "block_number", "log_index"],
+    columns: {
+      address: "bytea",
+      block_number: "int8",
+      log_index: "int4",
+      direction: "int2",
+      token_contract_type: "text",
+    },
+    reorganization: {
+      delete: `DELETE FROM address_token_transfers a USING token_transfers t
+        WHERE t.block_number > $1 AND a.address IN (t.from_address, t.to_address)
+          AND a.block_number = t.block_number AND a.log_index = t.log_index`,
+    },
+  }),
+  tokenInstances: defineTable({
+    name: "token_instances",
+    key: ["token_address", "token_id"],
+    columns: {
+      token_address: "bytea",
+      token_id: "numeric",
+      first_seen_block: "int8",
+    },
+    write: { onConflict: "ON CONFLICT (token_address, token_id) DO NOTHING" },
+    reorganization: { delete: "DELETE FROM token_instances WHERE first_seen_block > $1" },
+    // Fetched from the token's URI in the background, whenever the metadata fetcher gets to it.
+    volatile: ["token_uri", "metadata", "metadata_error", "metadata_fetched_at"],
+  }),
+  // Balances are the sum of the stored transfers: a range adds its transfers', a reorganization takes
+  // the orphaned ones' back (keeping token_holders and tokens.holders_count exact on the way).
+  tokenBalances: defineTable({
+    name: "token_balances",
+    key: ["token_address", "token_id", "holder"],
+    write: { run: (tx, _rows, { from, to }) => applyTokenBalanceChanges(tx, from, to, 1) },
+    reorganization: { run: (tx, above) => applyTokenBalanceChanges(tx, above + 1n, maxBlock, -1) },
+  }),
+  tokenHolders: defineTable({
+    name: "token_holders",
+    key: ["token_address", "holder"],
+    reorganization: { takenBackWith: "token_balances" },
+  }),
+  addresses: defineTable({
+    name: "addresses",
+    key: ["hash"],
+    columns: { hash: "bytea", is_contract: "bool", first_seen_block: "int8" },
+    write: {
+      onConflict: `ON CONFLICT (hash) DO UPDATE SET
+        is_contract = addresses.is_contract OR excluded.is_contract,
+        first_seen_block = LEAST(addresses.first_seen_block, excluded.first_seen_block)`,
+    },
+    // Runs first, while the orphaned rows that name an address are still there: an address goes when
+    // no kept block saw it.
+    reorganization: {
+      delete: `DELETE FROM addresses WHERE first_seen_block > $1 AND hash IN (
+        SELECT from_address FROM transactions WHERE block_number > $1
+        UNION SELECT to_address FROM transactions WHERE block_number > $1
+        UNION SELECT created_contract FROM transactions WHERE block_number > $1
+        UNION SELECT address FROM logs WHERE block_number > $1
+        UNION SELECT miner FROM blocks WHERE number > $1
+        UNION SELECT address FROM withdrawals WHERE block_number > $1
+        UNION SELECT to_address FROM internal_transactions WHERE block_number > $1
+        UNION SELECT created_contract FROM internal_transactions WHERE block_number > $1
+        UNION SELECT from_address FROM token_transfers WHERE block_number > $1
+        UNION SELECT to_address FROM token_transfers WHERE block_number > $1)`,
+    },
+  }),
+  // Progress of each indexing stream, moved by the writer in the same transaction as the data.
+  checkpoints: defineTable({ name: "checkpoints", key: ["name"], reorganization: null }),
+  chainIdentity: defineTable({ name: "chain_identity", key: ["singleton"], reorganization: null }),
+  contractAbis: defineTable({
+    name: "contract_abis",
+    key: ["address"],
+    reorganization: null,
+    volatile: ["imported_at"],
+  }),
+  userOperationsStatus: defineTable({
+    name: "user_operations_status",
+    key: ["version"],
+    reorganization: null,
+    volatile: ["configured_at", "live_until"],
+  }),
+} as const;
+
+type Tables = typeof tables;
+type RangeTable = {
+  [Name in keyof Tables]: Tables[Name] extends { columns: object } ? Name : never;
+}[keyof Tables];
+
+/** A range's rows of every table that ranges carry rows for, column-wise. */
+export type RangeRows = {
+  [Name in RangeTable]: Tables[Name] extends { columns: infer Columns extends Record<string, ColumnType> }
+    ? TableRows<Columns>
+    : never;
+};
+
+/** Empty rows for every table a range carries rows for. */
+export function createRangeRows(): RangeRows {
+  return Object.fromEntries(
+    (Object.entries(tables) as [string, TableDefinition][]).flatMap(([name, table]) =>
+      table.columns ? [[name, createTableRows(table.name, table.columns)]] : [],
+    ),
+  ) as RangeRows;
+}
+
+/** Inserts rows of one table with the registry's conflict clause, inside the caller's transaction. */
+export async function insertTable<Name extends RangeTable>(tx: Queryable, name: Name, rows: RangeRows[Name]) {
+  const table: TableDefinition = tables[name];
+  const write = table.write;
+  if (write && "run" in write) throw new Error(`${table.name} is written by a step of its own`);
+  await insertRows(tx, rows as TableRows<Record<string, ColumnType>>, { onConflict: write?.onConflict });
+}
+
+/** Writes a range's rows into every table, in the registry's order, inside the caller's transaction. */
+export async function insertRange(tx: Queryable, rows: RangeRows, range: { from: bigint; to: bigint }) {
+  for (const [name, table] of Object.entries(tables) as [keyof Tables, TableDefinition][]) {
+    const write = table.write;
+    if (write && "run" in write) await write.run(tx, rows, range);
+    else if (table.columns) await insertTable(tx, name as RangeTable, rows[name as RangeTable]);
+  }
+}
+
+/**
+ * Takes back every row derived from blocks above `blockNumber` (orphaned by a reorganization), inside
+ * the caller's transaction, in the reverse of the registry's order.
+ */
+export async function deleteAbove(tx: Queryable, blockNumber: bigint): Promise<void> {
+  for (const table of (Object.values(tables) as TableDefinition[]).reverse()) {
+    const step = table.reorganization;
+    if (step === null || "takenBackWith" in step) continue;
+    if ("delete" in step) await tx.query(step.delete, [blockNumber.toString()]);
+    else await step.run(tx, blockNumber);
+  }
+}

@@ -1,0 +1,50 @@
+import type { Address } from "viem";
+import type { Database } from "./client.ts";
+import { byteaParam } from "./table-rows.ts";
+
+/** An NFT instance whose metadata was not fetched yet, with its token's type. */
+export type UnfetchedInstance = { address: Address; tokenId: bigint; type: string };
+
+/**
+ * Up to `limit` instances whose metadata was never fetched, oldest first. An instance waits until its
+ * token (and so its type) is stored.
+ */
+export async function readUnfetchedInstances(db: Database, limit: number): Promise<UnfetchedInstance[]> {
+  const rows = await db.query<{ address: string; token_id: string; type: string }>(
+    `SELECT '0x' || encode(i.token_address, 'hex') AS address, i.token_id::text AS token_id, t.type
+       FROM token_instances i JOIN tokens t ON t.address = i.token_address
+      WHERE i.metadata_fetched_at IS NULL
+      ORDER BY i.first_seen_block, i.token_address, i.token_id
+      LIMIT $1`,
+    [limit],
+  );
+  return rows.map((row) => ({
+    address: row.address as Address,
+    tokenId: BigInt(row.token_id),
+    type: row.type,
+  }));
+}
+
+export type StoreInstanceMetadataParameters = {
+  address: Address;
+  tokenId: bigint;
+  tokenUri: string | null;
+  /** The metadata as JSON text; null when it could not be had (then `error` says why). */
+  metadataJson: string | null;
+  error: string | null;
+};
+
+/** Records the outcome of fetching an instance's metadata; the instance is not fetched again. */
+export async function storeInstanceMetadata(
+  db: Database,
+  { address, tokenId, tokenUri, metadataJson, error }: StoreInstanceMetadataParameters,
+): Promise<void> {
+  // `$4::text::jsonb`: typed as text, the JSON string reaches both drivers unchanged (postgres.js
+  // would encode a string bound straight to jsonb a second time).
+  await db.query(
+    `UPDATE token_instances
+        SET token_uri = $3, metadata = $4::text::jsonb, metadata_error = $5, metadata_fetched_at = now()
+      WHERE token_address = $1 AND token_id = $2::numeric`,
+    [byteaParam(address), tokenId.toString(), tokenUri, metadataJson, error],
+  );
+}

@@ -1,0 +1,62 @@
+import { Direction } from "../../db/direction.ts";
+import type { RangeRows } from "../../db/tables.ts";
+import type { InternalTransaction } from "../map-traces.ts";
+import type { Participation } from "./participation.ts";
+
+export type TransformFramesParameters = {
+  blockNumber: number;
+  transactionIndex: number;
+  transactionHash: string;
+  frames: readonly InternalTransaction[];
+  /** Position of the first frame among the block's frames. */
+  firstBlockIndex: number;
+};
+
+/**
+ * Adds a transaction's frames and one `address_internal_transactions` row per party of each frame but
+ * the top-level call, which repeats the transaction itself (endpoint 12 never lists it).
+ */
+export function transformFrames(
+  rows: RangeRows,
+  participation: Participation,
+  { blockNumber, transactionIndex, transactionHash, frames, firstBlockIndex }: TransformFramesParameters,
+): void {
+  frames.forEach((frame, i) => {
+    rows.internalTransactions.push({
+      block_number: blockNumber,
+      transaction_index: transactionIndex,
+      index: frame.index,
+      block_index: firstBlockIndex + i,
+      transaction_hash: transactionHash,
+      type: frame.type,
+      from_address: frame.from,
+      to_address: frame.to,
+      created_contract: frame.createdContract,
+      value: frame.value,
+      gas: frame.gas,
+      gas_used: frame.gasUsed,
+      input: frame.input,
+      output: frame.output,
+      error: frame.error,
+      trace_address: frame.traceAddress,
+    });
+    if (frame.index === 0 && frame.type === "call") return;
+    const parties = participation.parties(
+      [
+        [frame.from, Direction.from],
+        [frame.to, Direction.to],
+        [frame.createdContract, Direction.created],
+      ],
+      blockNumber,
+    );
+    for (const [address, direction] of parties) {
+      rows.addressInternalTransactions.push({
+        address,
+        block_number: blockNumber,
+        transaction_index: transactionIndex,
+        index: frame.index,
+        direction,
+      });
+    }
+  });
+}

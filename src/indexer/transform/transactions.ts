@@ -1,0 +1,86 @@
+import type { RpcTransaction } from "viem";
+import { Direction } from "../../db/direction.ts";
+import type { RangeRows } from "../../db/tables.ts";
+import type { RpcReceipt } from "../../rpc/types.ts";
+import type { InternalTransaction } from "../map-traces.ts";
+import type { Participation } from "./participation.ts";
+
+export type TransformTransactionParameters = {
+  blockNumber: number;
+  blockHash: string;
+  index: number;
+  transaction: RpcTransaction;
+  receipt: RpcReceipt;
+  /** The transaction's frames, top-level call first; null without a trace. */
+  frames: InternalTransaction[] | null;
+};
+
+/** Adds a transaction's row and one `address_transactions` row per party (sender, recipient, creation). */
+export function transformTransaction(
+  rows: RangeRows,
+  participation: Participation,
+  { blockNumber, blockHash, index, transaction, receipt, frames }: TransformTransactionParameters,
+): void {
+  const fields = transaction as RpcTransaction & Record<string, string | undefined>;
+  const created = transaction.to ? null : (receipt.contractAddress ?? null);
+  const effectiveGasPrice = receipt.effectiveGasPrice ?? transaction.gasPrice;
+  const fee = effectiveGasPrice ? BigInt(receipt.gasUsed) * BigInt(effectiveGasPrice) : 0n;
+  const blobHashes = fields.blobVersionedHashes as readonly string[] | undefined;
+  rows.transactions.push({
+    hash: transaction.hash,
+    block_number: blockNumber,
+    block_hash: blockHash,
+    index,
+    from_address: transaction.from,
+    to_address: transaction.to,
+    created_contract: created,
+    value: transaction.value,
+    nonce: transaction.nonce,
+    type: Number(transaction.type ?? "0x0"),
+    gas_limit: transaction.gas,
+    gas_price: transaction.gasPrice,
+    max_fee_per_gas: fields.maxFeePerGas,
+    max_priority_fee_per_gas: fields.maxPriorityFeePerGas,
+    max_fee_per_blob_gas: fields.maxFeePerBlobGas,
+    blob_versioned_hashes: blobHashes?.length
+      ? `0x${blobHashes.map((hash) => hash.slice(2)).join("")}`
+      : null,
+    input: transaction.input,
+    v: transaction.v,
+    r: transaction.r,
+    s: transaction.s,
+    y_parity: fields.yParity == null ? null : Number(fields.yParity),
+    chain_id: fields.chainId,
+    status: receipt.status == null ? null : Number(receipt.status),
+    gas_used: receipt.gasUsed,
+    cumulative_gas_used: receipt.cumulativeGasUsed,
+    effective_gas_price: receipt.effectiveGasPrice,
+    blob_gas_used: receipt.blobGasUsed,
+    blob_gas_price: (receipt as { blobGasPrice?: string }).blobGasPrice,
+    logs_bloom: receipt.logsBloom,
+    root: receipt.root,
+    error: frames?.[0]?.error ?? null,
+    // Unknown (null) without a trace.
+    has_error_in_internal_transactions:
+      frames?.some((frame) => frame.index > 0 && frame.error !== null) ?? null,
+    revert_output: frames?.[0]?.revertOutput,
+  });
+  const parties = participation.parties(
+    [
+      [transaction.from, Direction.from],
+      [transaction.to, Direction.to],
+      [created, Direction.created],
+    ],
+    blockNumber,
+  );
+  for (const [address, direction] of parties) {
+    rows.addressTransactions.push({
+      address,
+      block_number: blockNumber,
+      transaction_index: index,
+      direction,
+      value: transaction.value,
+      fee,
+    });
+  }
+}
