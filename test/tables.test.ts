@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ColumnType } from "../src/db/table-rows.ts";
-import { type TableDefinition, tables } from "../src/db/tables.ts";
+import { createRangeRows, insertTable, type TableDefinition, tables } from "../src/db/tables.ts";
 import { createTestDatabase, databaseKinds, fingerprint, tableColumns } from "./support/databases.ts";
 
 const registry = Object.values(tables) as TableDefinition[];
@@ -67,6 +67,55 @@ describe.each(databaseKinds)("the table registry on %s", (kind) => {
       // A volatile column is left out.
       await test.db.query("UPDATE user_operations_status SET configured_at = now()");
       expect(await fingerprint(test.db)).toEqual(after);
+    } finally {
+      await test.drop();
+    }
+  });
+
+  it("writes by COPY every value as given: escapes, nulls, bytes, arrays and 78-digit numbers", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      const rows = createRangeRows();
+      const awkward = "back\\slash\ttab\nnewline\r\\N \\x00 é";
+      const max = 2n ** 256n - 1n;
+      rows.internalTransactions.push({
+        block_number: 7,
+        transaction_index: 0,
+        index: 1,
+        block_index: 1,
+        transaction_hash: "0x00ff",
+        type: "call",
+        from_address: "0x5c",
+        to_address: null,
+        created_contract: undefined,
+        value: max,
+        gas: "0x10",
+        gas_used: 0,
+        input: "0x",
+        output: null,
+        error: awkward,
+        trace_address: [0, 12],
+      });
+      expect(tables.internalTransactions.write).toBeUndefined();
+      await test.db.transaction((tx) => insertTable(tx, "internalTransactions", rows.internalTransactions));
+      const [row] = await test.db.query<Record<string, unknown>>(
+        `SELECT encode(transaction_hash, 'hex') AS hash, encode(from_address, 'hex') AS from_address, to_address,
+           created_contract, value::text, gas::text, gas_used::text, encode(input, 'hex') AS input, output, error,
+           trace_address::text FROM internal_transactions`,
+      );
+      expect(row).toEqual({
+        hash: "00ff",
+        from_address: "5c",
+        to_address: null,
+        created_contract: null,
+        value: max.toString(),
+        gas: "16",
+        gas_used: "0",
+        input: "",
+        output: null,
+        error: awkward,
+        trace_address: "{0,12}",
+      });
     } finally {
       await test.drop();
     }

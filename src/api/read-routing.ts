@@ -90,6 +90,7 @@ export function routeReads({
     },
     query: (text, params) => routed().query(text, params),
     exec: (text) => routed().exec(text),
+    copyFrom: (table, columns, text) => routed().copyFrom(table, columns, text),
     transaction: (work) => routed().transaction(work),
     close: async () => {},
   };

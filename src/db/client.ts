@@ -1,5 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { PGlite, types } from "@electric-sql/pglite";
 import postgres from "postgres";
 
@@ -8,6 +10,8 @@ export type Queryable = {
   query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
   /** Runs several statements without parameters (migrations). */
   exec(text: string): Promise<void>;
+  /** Loads rows given in COPY's text format (tab-separated, `\\N` for null) into `columns` of `table`. */
+  copyFrom(table: string, columns: readonly string[], text: string): Promise<void>;
 };
 
 export type Database = Queryable & {
@@ -54,6 +58,11 @@ async function openPglite(path: string | undefined): Promise<Database> {
     async exec(text: string) {
       await target.exec(text);
     },
+    async copyFrom(table, columns, text) {
+      await target.query(`COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`, [], {
+        blob: new Blob([text]),
+      });
+    },
   });
   return {
     kind: "pglite",
@@ -82,6 +91,10 @@ async function openPostgres(url: string): Promise<Database> {
     },
     async exec(text: string) {
       await target.unsafe(text);
+    },
+    async copyFrom(table, columns, text) {
+      const stream = await target.unsafe(`COPY ${table} (${columns.join(", ")}) FROM STDIN`).writable();
+      await pipeline(Readable.from([text]), stream);
     },
   });
   return {

@@ -102,6 +102,35 @@ export async function insertRows<Columns extends Record<string, ColumnType>>(
   );
 }
 
+/**
+ * Loads all rows with COPY, 1.5–2× faster than `insertRows` (bench/write.bench.ts) but without a
+ * conflict clause: for rows that cannot be stored yet.
+ */
+export async function copyRows<Columns extends Record<string, ColumnType>>(
+  db: Queryable,
+  rows: TableRows<Columns>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const names = Object.keys(rows.columns) as (keyof Columns & string)[];
+  const columns = names.map((name) => {
+    const encode = encoders[rows.columns[name]] as (value: unknown) => string;
+    return rows.values[name].map((value) => (value == null ? "\\N" : copyEscape(encode(value))));
+  });
+  const lines: string[] = [];
+  for (let i = 0; i < rows.length; i++) lines.push(columns.map((column) => column[i]).join("\t"));
+  await db.copyFrom(rows.table, names, `${lines.join("\n")}\n`);
+}
+
+/** Escapes a value for COPY's text format, where backslash, tab and line breaks are special. */
+function copyEscape(text: string): string {
+  return /[\\\t\n\r]/.test(text)
+    ? text.replace(
+        /[\\\t\n\r]/g,
+        (c) => ({ "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" })[c] as string,
+      )
+    : text;
+}
+
 /** `0xabcd` → `\xabcd`, the text form PostgreSQL casts to bytea. */
 export function byteaText(hex: string): string;
 export function byteaText(hex: string | null | undefined): string | null;

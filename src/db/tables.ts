@@ -1,5 +1,5 @@
 import type { Queryable } from "./client.ts";
-import { type ColumnType, createTableRows, insertRows, type TableRows } from "./table-rows.ts";
+import { type ColumnType, copyRows, createTableRows, insertRows, type TableRows } from "./table-rows.ts";
 import { applyTokenBalanceChanges } from "./token-balances.ts";
 import { storeTokensAndTypes } from "./token-types.ts";
 
@@ -22,7 +22,10 @@ export type TableDefinition<Columns extends Record<string, ColumnType> = Record<
   key: readonly string[];
   /** The columns a range carries rows for, with their SQL types; absent when no range hands rows over. */
   columns?: Columns;
-  /** Inserting a range's rows: a conflict clause (rows that may already be stored), or a step of its own. */
+  /**
+   * Writing a range's rows: COPY when absent (a range's rows are new: the writer checked its place in
+   * the chain), an insert with a conflict clause for rows that may already be stored, or a step of its own.
+   */
   write?:
     | { onConflict: string }
     | { run: (tx: Queryable, rows: RangeRows, range: { from: bigint; to: bigint }) => Promise<void> };
@@ -406,12 +409,14 @@ export function createRangeRows(): RangeRows {
   ) as RangeRows;
 }
 
-/** Inserts rows of one table with the registry's conflict clause, inside the caller's transaction. */
+/** Writes rows of one table as its registry entry says (COPY, or an insert with its conflict clause). */
 export async function insertTable<Name extends RangeTable>(tx: Queryable, name: Name, rows: RangeRows[Name]) {
   const table: TableDefinition = tables[name];
   const write = table.write;
   if (write && "run" in write) throw new Error(`${table.name} is written by a step of its own`);
-  await insertRows(tx, rows as TableRows<Record<string, ColumnType>>, { onConflict: write?.onConflict });
+  const generic = rows as TableRows<Record<string, ColumnType>>;
+  if (write) await insertRows(tx, generic, { onConflict: write.onConflict });
+  else await copyRows(tx, generic);
 }
 
 /** Writes a range's rows into every table, in the registry's order, inside the caller's transaction. */
