@@ -54,6 +54,7 @@ export type CreateIndexerParameters = {
 /** The node's chain left the stored one further back than the configured depth. */
 export class ReorgTooDeepError extends BaseError {
   override name = "ReorgTooDeepError";
+  override readonly isUserError = true;
 }
 
 export type IndexerStatus = {
