@@ -49,9 +49,6 @@ export type CreateMetadataFetcherReturnType = {
   run(signal: AbortSignal): Promise<void>;
 };
 
-/** A metadata fetcher made by {@link createMetadataFetcher}. */
-export type MetadataFetcher = CreateMetadataFetcherReturnType;
-
 const tokenUriAbi = [
   {
     type: "function",
