@@ -11,7 +11,7 @@
  * Both sides run in turn BENCH_ROUNDS times (default 3); the medians and their ratio are printed.
  * BENCH_WRITE_TRANSACTIONS sets the chain's size (default 100,000).
  */
-import { insertRows } from "../src/db/table-rows.ts";
+import { type ColumnType, insertRows, type TableRows } from "../src/db/table-rows.ts";
 import type { RangeRows } from "../src/db/tables.ts";
 import { writeRange } from "../src/db/write-range.ts";
 import { attachTokens } from "../src/indexer/attach-tokens.ts";
@@ -67,7 +67,7 @@ async function rawInsert(ranges: Range[], kind: "postgres" | "pglite"): Promise<
     const began = performance.now();
     for (const range of ranges) {
       await test.db.transaction(async (tx) => {
-        for (const rows of Object.values(range.rows)) {
+        for (const rows of Object.values(range.rows) as TableRows<Record<string, ColumnType>>[]) {
           await insertRows(tx, rows, { onConflict: "ON CONFLICT DO NOTHING" });
         }
       });

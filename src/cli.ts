@@ -2,10 +2,8 @@ import { parseArgs } from "node:util";
 import { isAddress } from "viem";
 import { createChainIndexer, openStore, serve } from "./app.ts";
 import { type Config, ConfigError, configOptions, loadConfig } from "./config.ts";
-import { ChainMismatchError } from "./db/chain-identity.ts";
 import { AbiImportIncompleteError, importAbis } from "./db/import-abis.ts";
-import { AbiFileError } from "./decode/read-abi-file.ts";
-import { ReorgTooDeepError } from "./indexer/create-indexer.ts";
+import { isUserError } from "./errors.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
 import { progressOnTerminal } from "./progress.ts";
@@ -172,7 +170,7 @@ async function main(argv: string[]): Promise<number> {
       throw new ConfigError("--address needs a value");
     config = loadConfig({ flags: flags as Record<string, string> });
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (isUserError(error)) {
       process.stderr.write(`sextant: ${error.shortMessage}\n`);
       return 2;
     }
@@ -197,13 +195,7 @@ async function main(argv: string[]): Promise<number> {
       logger.info("stopped");
       return 0;
     }
-    if (
-      error instanceof ConfigError ||
-      error instanceof ChainMismatchError ||
-      error instanceof ReorgTooDeepError ||
-      error instanceof AbiFileError ||
-      error instanceof AbiImportIncompleteError
-    ) {
+    if (isUserError(error)) {
       process.stderr.write(`sextant: ${error.shortMessage}\n`);
       return 2;
     }

@@ -100,6 +100,7 @@ export type Config = {
 /** A configuration value that cannot be used; the CLI prints its message and exits with code 2. */
 export class ConfigError extends BaseError {
   override name = "ConfigError";
+  override readonly isUserError = true;
 }
 
 type Source = Record<string, string | undefined>;

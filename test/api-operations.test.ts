@@ -7,7 +7,7 @@ import { type Database, openDatabase } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createMetrics, type Metrics } from "../src/metrics.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
-import { databaseKinds } from "./support/databases.ts";
+import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
 import { type PostgresCluster, startPostgresCluster } from "./support/postgres-cluster.ts";
 import { until } from "./support/until.ts";
@@ -178,14 +178,13 @@ describe("a lost database (postgres)", () => {
 });
 
 describe("API rate limits", () => {
-  let db: Awaited<ReturnType<typeof openDatabase>>;
+  let test: TestDatabase;
   beforeAll(async () => {
-    db = await openDatabase({ inMemory: true });
-    await migrate(db);
+    test = await createTestDatabase("pglite");
   });
-  afterAll(() => db?.close());
+  afterAll(() => test?.drop());
 
-  const serverWith = (rateLimits: RateLimitParameters) => createApiServer({ db, rateLimits });
+  const serverWith = (rateLimits: RateLimitParameters) => createApiServer({ db: test.db, rateLimits });
 
   it("sets no limit and no headers unless configured", async () => {
     const app = await serverWith({});

@@ -19,6 +19,7 @@ export type InvalidParameter = { title: "Invalid value"; source: { pointer: stri
 /** An error the client caused, answered with `statusCode` and `body` as they are. */
 export class ApiError extends BaseError {
   override name = "ApiError";
+  override readonly isUserError = true;
   readonly statusCode: number;
   readonly body: unknown;
 

@@ -1,4 +1,4 @@
-import { type AbiEvent, getAbiItem, toEventSelector } from "viem";
+import { getAbiItem, toEventSelector } from "viem";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/client.ts";
 import { findTokens } from "../db/queries/token-balances.ts";
@@ -37,9 +37,7 @@ export function actionProtocols(
   };
 }
 
-const poolCreatedTopic = toEventSelector(
-  getAbiItem({ abi: uniswapV3FactoryAbi, name: "PoolCreated" }) as AbiEvent,
-);
+const poolCreatedTopic = toEventSelector(getAbiItem({ abi: uniswapV3FactoryAbi, name: "PoolCreated" }));
 
 /**
  * The actions of each transaction of a page, keyed `block_number/index`: one query for the protocol

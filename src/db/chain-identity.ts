@@ -8,6 +8,7 @@ export type ChainIdentity = { chainId: number; genesisHash: string };
 /** The database already holds another chain's data. */
 export class ChainMismatchError extends BaseError {
   override name = "ChainMismatchError";
+  override readonly isUserError = true;
 }
 
 /**

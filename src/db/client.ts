@@ -25,8 +25,6 @@ export type OpenDatabaseParameters = {
   /** A `postgres://` URL; without one, PGlite stores its files in `dataDir`. */
   databaseUrl?: string;
   dataDir?: string;
-  /** PGlite only: keep everything in memory (tests). */
-  inMemory?: boolean;
 };
 
 // Both drivers are made to agree: int8 as a JS number (block numbers and counts fit), numeric as a
@@ -34,23 +32,16 @@ export type OpenDatabaseParameters = {
 const int8AsNumber = (value: string) => Number(value);
 
 /** Opens PostgreSQL when a URL is given, else the embedded PGlite database. */
-export async function openDatabase({
-  databaseUrl,
-  dataDir,
-  inMemory,
-}: OpenDatabaseParameters): Promise<Database> {
+export async function openDatabase({ databaseUrl, dataDir }: OpenDatabaseParameters): Promise<Database> {
   if (databaseUrl) return openPostgres(databaseUrl);
-  let path: string | undefined;
-  if (!inMemory) {
-    if (!dataDir) throw new Error("openDatabase needs dataDir for PGlite on disk");
-    path = join(dataDir, "pglite");
-    mkdirSync(path, { recursive: true });
-  }
+  if (!dataDir) throw new Error("openDatabase needs a databaseUrl, or a dataDir for PGlite");
+  const path = join(dataDir, "pglite");
+  mkdirSync(path, { recursive: true });
   return openPglite(path);
 }
 
-async function openPglite(path: string | undefined): Promise<Database> {
-  const lite = await PGlite.create(path ?? "memory://", { parsers: { [types.INT8]: int8AsNumber } });
+async function openPglite(path: string): Promise<Database> {
+  const lite = await PGlite.create(path, { parsers: { [types.INT8]: int8AsNumber } });
   const wrap = (target: Pick<PGlite, "query" | "exec">): Queryable => ({
     async query<Row>(text: string, params: unknown[] = []) {
       return (await target.query<Row>(text, params)).rows;

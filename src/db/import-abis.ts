@@ -9,6 +9,7 @@ import { byteaParam } from "./table-rows.ts";
 /** Some files of an import were bad (each is reported on its own); the CLI exits with code 2. */
 export class AbiImportIncompleteError extends BaseError {
   override name = "AbiImportIncompleteError";
+  override readonly isUserError = true;
 }
 
 export type ImportAbisParameters = {

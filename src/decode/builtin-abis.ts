@@ -1,4 +1,3 @@
-import { createRequire } from "node:module";
 import {
   type Abi,
   type AbiEvent,
@@ -15,65 +14,55 @@ import {
 } from "viem";
 import { entryPoint06Abi, entryPoint07Abi, entryPoint08Abi } from "viem/account-abstraction";
 import { formatAbiItem } from "viem/utils";
+import { aaveV3PoolAbi } from "./abis/aave-core-v3.ts";
+import { weth9Abi } from "./abis/canonical-weth.ts";
+import {
+  erc20BurnableAbi,
+  erc20ErrorsAbi,
+  erc165Abi,
+  erc721BurnableAbi,
+  erc721ErrorsAbi,
+  erc1155BurnableAbi,
+  erc1155ErrorsAbi,
+  erc1822ProxiableAbi,
+  erc1967Abi,
+  erc1967ProxyAbi,
+  ownableAbi,
+  proxyAdminAbi,
+  upgradeableBeaconAbi,
+  uupsUpgradeableAbi,
+} from "./abis/openzeppelin-contracts.ts";
+import { uniswapV3FactoryAbi, uniswapV3PoolAbi } from "./abis/uniswap-v3-core.ts";
+import { nonfungiblePositionManagerAbi, swapRouterAbi } from "./abis/uniswap-v3-periphery.ts";
 
+// The packages' ABIs are modules generated from them (see generate-abis.ts), so viem infers their types.
 export {
+  aaveV3PoolAbi,
   entryPoint06Abi,
   entryPoint07Abi,
   entryPoint08Abi,
   erc20Abi,
+  erc20ErrorsAbi,
+  erc165Abi,
   erc721Abi,
+  erc721ErrorsAbi,
   erc1155Abi,
+  erc1155ErrorsAbi,
+  erc1822ProxiableAbi,
+  erc1967Abi,
+  erc1967ProxyAbi,
   erc4626Abi,
   multicall3Abi,
+  nonfungiblePositionManagerAbi,
+  ownableAbi,
+  proxyAdminAbi,
+  swapRouterAbi,
+  uniswapV3FactoryAbi,
+  uniswapV3PoolAbi,
+  upgradeableBeaconAbi,
+  uupsUpgradeableAbi,
+  weth9Abi,
 };
-
-const require = createRequire(import.meta.url);
-
-/** The `abi` of a Hardhat or Truffle artifact shipped in an npm package. */
-function artifactAbi(path: string): Abi {
-  return (require(path) as { abi: Abi }).abi;
-}
-
-const openZeppelin = (name: string) => artifactAbi(`@openzeppelin/contracts/build/contracts/${name}.json`);
-
-/** OpenZeppelin's `IERC165` (`supportsInterface`). */
-export const erc165Abi = openZeppelin("IERC165");
-/** OpenZeppelin's `IERC1967`: the `Upgraded`, `AdminChanged` and `BeaconUpgraded` events of EIP-1967 proxies. */
-export const erc1967Abi = openZeppelin("IERC1967");
-/** OpenZeppelin 5's `ERC1967Proxy` (its constructor and the errors of `ERC1967Utils`). */
-export const erc1967ProxyAbi = openZeppelin("ERC1967Proxy");
-/** OpenZeppelin 5's `UUPSUpgradeable` (`upgradeToAndCall` on the implementation, called through the proxy). */
-export const uupsUpgradeableAbi = openZeppelin("UUPSUpgradeable");
-/** OpenZeppelin 5's `ProxyAdmin` (`upgradeAndCall` of a transparent proxy). */
-export const proxyAdminAbi = openZeppelin("ProxyAdmin");
-/** OpenZeppelin 5's `UpgradeableBeacon`. */
-export const upgradeableBeaconAbi = openZeppelin("UpgradeableBeacon");
-/** OpenZeppelin's `IERC1822Proxiable` (`proxiableUUID`, EIP-1822 UUPS). */
-export const erc1822ProxiableAbi = openZeppelin("IERC1822Proxiable");
-/** OpenZeppelin 5's `Ownable`: `OwnershipTransferred` and its custom errors. */
-export const ownableAbi = openZeppelin("Ownable");
-/** Custom errors of OpenZeppelin 5's tokens (ERC-6093), e.g. `ERC20InsufficientBalance`. */
-export const erc20ErrorsAbi = openZeppelin("IERC20Errors");
-export const erc721ErrorsAbi = openZeppelin("IERC721Errors");
-export const erc1155ErrorsAbi = openZeppelin("IERC1155Errors");
-
-/** Canonical WETH9 (`deposit`, `withdraw`, `Deposit`, `Withdrawal`). */
-export const weth9Abi = artifactAbi("canonical-weth/build/contracts/WETH9.json");
-
-export const uniswapV3PoolAbi = artifactAbi(
-  "@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json",
-);
-export const uniswapV3FactoryAbi = artifactAbi(
-  "@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json",
-);
-export const nonfungiblePositionManagerAbi = artifactAbi(
-  "@uniswap/v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json",
-);
-export const swapRouterAbi = artifactAbi(
-  "@uniswap/v3-periphery/artifacts/contracts/SwapRouter.sol/SwapRouter.json",
-);
-/** Aave v3's `IPool`: supply, borrow, repay, withdraw, flash loans, liquidations and their events. */
-export const aaveV3PoolAbi = artifactAbi("@aave/core-v3/artifacts/contracts/interfaces/IPool.sol/IPool.json");
 
 /**
  * The standard interface of each token type, with OpenZeppelin's burn extensions: a call to a known
@@ -81,10 +70,10 @@ export const aaveV3PoolAbi = artifactAbi("@aave/core-v3/artifacts/contracts/inte
  * ERC-721's `burn(uint256 tokenId)`, which has the same selector).
  */
 export const tokenStandardAbis: Record<string, Abi> = {
-  "ERC-20": [...erc20Abi, ...openZeppelin("ERC20Burnable")],
-  "ERC-721": [...erc721Abi, ...openZeppelin("ERC721Burnable")],
-  "ERC-1155": [...erc1155Abi, ...openZeppelin("ERC1155Burnable")],
-  "ERC-404": [...erc20Abi, ...openZeppelin("ERC20Burnable"), ...erc721Abi],
+  "ERC-20": [...erc20Abi, ...erc20BurnableAbi],
+  "ERC-721": [...erc721Abi, ...erc721BurnableAbi],
+  "ERC-1155": [...erc1155Abi, ...erc1155BurnableAbi],
+  "ERC-404": [...erc20Abi, ...erc20BurnableAbi, ...erc721Abi],
 };
 
 /** An ABI's `error` item (viem exports the function and event item types, not this one). */

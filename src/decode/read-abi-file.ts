@@ -7,6 +7,7 @@ import { BaseError } from "../errors.ts";
 /** A file that is not an importable ABI; the message says which file and why. */
 export class AbiFileError extends BaseError {
   override name = "AbiFileError";
+  override readonly isUserError = true;
   readonly file: string;
 
   constructor(file: string, reason: string, parameters: { cause?: unknown } = {}) {

@@ -1,9 +1,7 @@
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  type Abi,
   type Address,
   createPublicClient,
   encodeAbiParameters,
@@ -26,6 +24,7 @@ import {
   zeroAddress,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { aaveV3PoolAbi } from "../decode/builtin-abis.ts";
 import { type Anvil, startAnvil } from "./anvil.ts";
 import { compileDemoContracts, readPackagedArtifacts } from "./compile.ts";
 import { create2Salt, runScenario, type ScenarioResult } from "./scenario.ts";
@@ -427,11 +426,8 @@ describe("demo scenario on anvil", () => {
     const { token, secondToken, aavePool: pool, aaveFlashLoanReceiver: receiver } = contracts;
     const amounts = protocolAmounts.aave;
     const [owner, , , borrower, , liquidator] = accounts;
-    const abi = createRequire(import.meta.url)(
-      "@aave/core-v3/artifacts/contracts/interfaces/IPool.sol/IPool.json",
-    ).abi as Abi;
     const aaveEvents = async (hash: Hash) =>
-      parseEventLogs({ abi, logs: await logsOf(hash, pool) }).map(({ eventName, args }) => ({
+      parseEventLogs({ abi: aaveV3PoolAbi, logs: await logsOf(hash, pool) }).map(({ eventName, args }) => ({
         eventName,
         args,
       }));
@@ -544,10 +540,10 @@ describe("demo scenario on anvil", () => {
       amounts.supply - amounts.withdraw - amounts.liquidationCollateral + amounts.flashLoanPremium,
     );
     const supplies = parseEventLogs({
-      abi,
+      abi: aaveV3PoolAbi,
       eventName: "Supply",
       logs: await client.getLogs({ address: pool, fromBlock: result.startBlockNumber }),
-    }).map((log) => log.args as { reserve: Address; amount: bigint });
+    }).map((log) => log.args);
     const lenderSupply = supplies.filter((args) => args.reserve === secondToken);
     expect(lenderSupply).toHaveLength(1);
     expect(await poolBalance(secondToken)).toBe(

@@ -1,7 +1,6 @@
 import type { Address, Hash } from "viem";
 import { ensureChainIdentity } from "../db/chain-identity.ts";
 import type { Database } from "../db/client.ts";
-import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import { recordHeartbeat, recordPastRpcIndexed } from "../db/user-operations-status.ts";
 import {
   ChainDivergedError,
@@ -54,6 +53,7 @@ export type CreateIndexerParameters = {
 /** The node's chain left the stored one further back than the configured depth. */
 export class ReorgTooDeepError extends BaseError {
   override name = "ReorgTooDeepError";
+  override readonly isUserError = true;
 }
 
 export type IndexerStatus = {
@@ -347,44 +347,39 @@ export function createIndexer({
     return blocks.map((block, i) => (numbers[i] > head ? null : block));
   }
 
+  /**
+   * One round of following: reconcile the tip, catch up, record the heartbeat, and rest when nothing new
+   * came. After a failure the checkpoint is read again: a write cut off by it may or may not have committed.
+   */
+  async function follow(resuming: boolean, signal: AbortSignal) {
+    if (resuming) state.indexedBlock = await readCheckpoint(db);
+    const before = state.indexedBlock;
+    await reconcileTip(signal);
+    await catchUp(undefined, signal);
+    // Falling behind (a burst of blocks, a slow node) is catching up again, not following.
+    const atHead = state.indexedBlock === state.headBlock;
+    if (!state.following && atHead) {
+      logger.info({ indexed: Number(state.indexedBlock) }, "caught up; following new blocks");
+    }
+    state.following = atHead;
+    if (state.following) await recordHeartbeat(db, liveTtlMs);
+    if (state.indexedBlock === before) await sleep(pollIntervalMs, signal);
+  }
+
   async function run(signal: AbortSignal) {
-    let outage: { since: number; failures: number } | null = null;
-    for (;;) {
-      try {
-        if (outage) {
-          // A write cut off by the outage may or may not have committed: the checkpoint says which.
-          state.indexedBlock = await readCheckpoint(db);
-          logger.info(
-            { seconds: Math.round((Date.now() - outage.since) / 1000) },
-            "database back; indexing again",
-          );
-          outage = null;
-        }
-        const before = state.indexedBlock;
-        await reconcileTip(signal);
-        await catchUp(undefined, signal);
-        // Falling behind (a burst of blocks, a slow node) is catching up again, not following.
-        const atHead = state.indexedBlock === state.headBlock;
-        if (!state.following && atHead) {
-          logger.info({ indexed: Number(state.indexedBlock) }, "caught up; following new blocks");
-        }
-        state.following = atHead;
-        if (state.following) await recordHeartbeat(db, liveTtlMs);
-        if (state.indexedBlock === before) await sleep(pollIntervalMs, signal);
-      } catch (error) {
-        if (signal.aborted) return;
-        if (!isDatabaseUnavailable(error)) throw error;
-        if (!outage) {
-          outage = { since: Date.now(), failures: 0 };
-          logger.warn({ error: (error as Error).message }, "database unavailable; waiting for it");
-        }
-        outage.failures++;
-        try {
-          await sleep(Math.min(5_000, 250 * 2 ** Math.min(outage.failures, 5)), signal);
-        } catch {
-          return;
-        }
+    try {
+      for (;;) {
+        // A database outage surfaces here (writes are not retried in place) and is waited out.
+        await retryForever((failures) => follow(failures > 0, signal), {
+          what: "indexing",
+          logger,
+          signal,
+          maxDelayMs: 5_000,
+        });
       }
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
     }
   }
 

@@ -5,9 +5,11 @@ import {
   storeInstanceMetadata,
   type UnfetchedInstance,
 } from "../db/token-instances.ts";
+import { BaseError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { retry } from "../retry.ts";
 import type { RpcClient } from "../rpc/client.ts";
-import { RpcError, RpcResponseError } from "../rpc/errors.ts";
+import { RpcResponseError } from "../rpc/errors.ts";
 import { sleep } from "../sleep.ts";
 import {
   defaultIpfsGateway,
@@ -42,14 +44,14 @@ export type CreateMetadataFetcherParameters = {
 
 /** Return type of {@link createMetadataFetcher}. */
 export type CreateMetadataFetcherReturnType = {
-  /** Fetches one batch of instances without metadata and returns how many were stored. */
-  runOnce(): Promise<number>;
+  /**
+   * Fetches one batch of instances without metadata and returns how many were stored; `signal` cuts the
+   * waits between retries short.
+   */
+  runOnce(signal?: AbortSignal): Promise<number>;
   /** Repeats `runOnce`, resting when nothing is left, until `signal` aborts. */
   run(signal: AbortSignal): Promise<void>;
 };
-
-/** A metadata fetcher made by {@link createMetadataFetcher}. */
-export type MetadataFetcher = CreateMetadataFetcherReturnType;
 
 const tokenUriAbi = [
   {
@@ -72,6 +74,12 @@ const tokenUriAbi = [
 const maxErrorLength = 255;
 
 type PendingInstance = UnfetchedInstance;
+
+/** A metadata fetch that failed in a way that can pass (a timeout, 429, 5xx, the network), so it is retried. */
+class MetadataUnavailableError extends BaseError {
+  override name = "MetadataUnavailableError";
+  override readonly retryable = true;
+}
 
 type UriResult = { uri: string } | { error: string };
 
@@ -139,18 +147,28 @@ export function createMetadataFetcher({
   async function fetchWithRetries(
     uri: string,
     instance: PendingInstance,
+    signal: AbortSignal | undefined,
   ): Promise<FetchTokenMetadataReturnType> {
-    for (let attempt = 0; ; attempt++) {
-      const result = await fetchTokenMetadata(uri, {
-        ipfsGateway,
-        timeoutMs,
-        maxBytes,
-        // ERC-1155 alone defines the `{id}` placeholder.
-        tokenId: instance.type === "ERC-1155" ? instance.tokenId : undefined,
-        fetch: fetchImpl,
-      });
-      if (!("error" in result) || !result.retryable || attempt >= retries) return result;
-      await sleep(retryDelayMs * 2 ** attempt);
+    try {
+      return await retry(
+        async () => {
+          const result = await fetchTokenMetadata(uri, {
+            ipfsGateway,
+            timeoutMs,
+            maxBytes,
+            // ERC-1155 alone defines the `{id}` placeholder.
+            tokenId: instance.type === "ERC-1155" ? instance.tokenId : undefined,
+            fetch: fetchImpl,
+          });
+          if ("error" in result && result.retryable) throw new MetadataUnavailableError(result.error);
+          return result;
+        },
+        { attempts: retries + 1, delayMs: retryDelayMs, signal },
+      );
+    } catch (error) {
+      // Still failing once the retries are spent: recorded as the final outcome like any other error.
+      if (error instanceof MetadataUnavailableError) return { error: error.shortMessage, retryable: true };
+      throw error;
     }
   }
 
@@ -164,7 +182,7 @@ export function createMetadataFetcher({
     });
   }
 
-  async function runOnce(): Promise<number> {
+  async function runOnce(signal?: AbortSignal): Promise<number> {
     const instances = await readUnfetchedInstances(db, batchSize);
     if (instances.length === 0) return 0;
     const uris = await readUris(instances);
@@ -174,7 +192,7 @@ export function createMetadataFetcher({
       let outcome: Outcome;
       if ("error" in uri) outcome = { tokenUri: null, error: uri.error };
       else {
-        const result = await fetchWithRetries(uri.uri, instance);
+        const result = await fetchWithRetries(uri.uri, instance, signal);
         outcome =
           "error" in result ? { tokenUri: uri.uri, error: result.error } : { tokenUri: uri.uri, ...result };
       }
@@ -191,10 +209,10 @@ export function createMetadataFetcher({
       while (!signal.aborted) {
         let processed = 0;
         try {
-          processed = await runOnce();
+          processed = await runOnce(signal);
         } catch (error) {
           if (signal.aborted) return;
-          const message = error instanceof RpcError ? error.shortMessage : (error as Error).message;
+          const message = error instanceof BaseError ? error.shortMessage : (error as Error).message;
           logger.warn({ error: message }, "NFT metadata round failed, retrying later");
         }
         if (processed > 0) continue;

@@ -1,13 +1,4 @@
-import {
-  type AbiEvent,
-  type AbiFunction,
-  type Address,
-  getAbiItem,
-  getAddress,
-  type Hex,
-  toEventSelector,
-  toFunctionSelector,
-} from "viem";
+import { type Address, getAbiItem, getAddress, type Hex, toEventSelector, toFunctionSelector } from "viem";
 import { recoverAuthorizationAddress } from "viem/utils";
 import { erc1967Abi, upgradeableBeaconAbi } from "../decode/builtin-abis.ts";
 import type { RpcClient } from "../rpc/client.ts";
@@ -52,13 +43,11 @@ export const eip1967BeaconSlot: Hex = "0xa3f0ad74e5423aebfd80d3ef4346578335a9a72
 /** EIP-1822's `keccak256("PROXIABLE")`. */
 export const eip1822ProxiableSlot: Hex = "0xc5f16f0fcc639fa48a6947836d9850f504798523bf8c9a3a87d5876cf622bcf7";
 
-const upgradedTopic = toEventSelector(getAbiItem({ abi: erc1967Abi, name: "Upgraded" }) as AbiEvent);
-const beaconUpgradedTopic = toEventSelector(
-  getAbiItem({ abi: erc1967Abi, name: "BeaconUpgraded" }) as AbiEvent,
-);
+const upgradedTopic = toEventSelector(getAbiItem({ abi: erc1967Abi, name: "Upgraded" }));
+const beaconUpgradedTopic = toEventSelector(getAbiItem({ abi: erc1967Abi, name: "BeaconUpgraded" }));
 /** `implementation()`, which EIP-1967 beacons answer. */
 const implementationSelector = toFunctionSelector(
-  getAbiItem({ abi: upgradeableBeaconAbi, name: "implementation" }) as AbiFunction,
+  getAbiItem({ abi: upgradeableBeaconAbi, name: "implementation" }),
 );
 const minimalProxy = /^0x363d3d373d3d3d363d73([0-9a-f]{40})5af43d82803e903d91602b57fd5bf3$/;
 const delegationDesignator = /^0xef0100([0-9a-f]{40})$/;

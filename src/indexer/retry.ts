@@ -1,8 +1,9 @@
+import { isDatabaseUnavailable } from "../db/unavailable.ts";
+import { BaseError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import { RpcError } from "../rpc/errors.ts";
-import { sleep } from "../sleep.ts";
+import { retry } from "../retry.ts";
 
-export type RetryParameters = {
+export type RetryForeverParameters = {
   /** What is being attempted, for the log. */
   what: string;
   logger: Logger;
@@ -15,35 +16,44 @@ export type RetryParameters = {
 const reportEveryMs = 30_000;
 
 /**
- * Runs `task` until it succeeds, waiting longer after each retryable RPC failure (up to `maxDelayMs`),
- * so the indexer rides out a node that is down or restarting. A burst of failures is logged when it
- * starts, every 30 s while it lasts, and when it ends. Non-retryable errors are thrown at once.
+ * The indexer's {@link retry}: runs `task` until it succeeds, so the indexer rides out a node or a
+ * database that is down or restarting, and throws at once what asking again cannot fix. A burst of
+ * failures is logged when it starts, every 30 s while it lasts, and when it ends.
  */
-export async function retryForever<T>(
-  task: () => Promise<T>,
-  { what, logger, signal, maxDelayMs = 10_000 }: RetryParameters,
+export function retryForever<T>(
+  task: (failures: number) => Promise<T>,
+  { what, logger, signal, maxDelayMs = 10_000 }: RetryForeverParameters,
 ): Promise<T> {
-  let failures = 0;
   let reportedAt = 0;
-  for (;;) {
-    signal?.throwIfAborted();
-    try {
-      const result = await task();
-      if (failures > 0) logger.info({ what, failures }, "recovered after node errors");
-      return result;
-    } catch (error) {
-      if (!(error instanceof RpcError) || !error.retryable) throw error;
+  let startedAt = 0;
+  let databaseLost = false;
+  return retry(task, {
+    signal,
+    maxDelayMs,
+    onRetry(error, failures) {
+      if (failures === 1) {
+        startedAt = Date.now();
+        databaseLost = isDatabaseUnavailable(error);
+      }
       // One line when the trouble starts, then one a while: a node that stays away is never silent, and
       // only the short message is logged, never a page the node sent instead of JSON-RPC.
-      if (Date.now() - reportedAt >= reportEveryMs) {
-        reportedAt = Date.now();
-        logger.warn(
-          { what, error: error.shortMessage, failures },
-          failures === 0 ? "node error, retrying" : "node still failing, retrying",
-        );
-      }
-      failures++;
-      await sleep(Math.min(maxDelayMs, 200 * 2 ** Math.min(failures, 10)), signal);
-    }
-  }
+      if (Date.now() - reportedAt < reportEveryMs) return;
+      reportedAt = Date.now();
+      const lasting = failures > 1;
+      const message = isDatabaseUnavailable(error)
+        ? `database ${lasting ? "still " : ""}unavailable; waiting for it`
+        : `node ${lasting ? "still failing" : "error"}, retrying`;
+      logger.warn({ what, error: shortMessageOf(error), failures }, message);
+    },
+    onRecovered(failures) {
+      const seconds = Math.round((Date.now() - startedAt) / 1000);
+      const message = databaseLost ? "database back; indexing again" : "recovered after node errors";
+      logger.info({ what, failures, seconds }, message);
+    },
+  });
+}
+
+function shortMessageOf(error: unknown): string {
+  if (error instanceof BaseError) return error.shortMessage;
+  return error instanceof Error ? error.message : String(error);
 }

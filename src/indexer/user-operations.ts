@@ -7,7 +7,6 @@ import {
   hexToBigInt,
   size,
   slice,
-  toEventSelector,
   zeroAddress,
 } from "viem";
 import {
@@ -38,13 +37,6 @@ const groups: Record<EntryPointGroup, { version: "0.6" | "0.7" | "0.8"; abi: Abi
   v07: { version: "0.7", abi: entryPoint07Abi },
   v08: { version: "0.8", abi: entryPoint08Abi },
 };
-
-/** Topic0 of the EntryPoint events an operation is read from; the same in every version. */
-export const userOperationTopics = {
-  userOperationEvent: toEventSelector(eventOf("UserOperationEvent")),
-  accountDeployed: toEventSelector(eventOf("AccountDeployed")),
-  userOperationRevertReason: toEventSelector(eventOf("UserOperationRevertReason")),
-} as const;
 
 /** A log as both the node and the `logs` table give it. */
 export type BundleLog = {
@@ -399,10 +391,4 @@ export function pushUserOperationRows(
       signature: op.signature,
     });
   }
-}
-
-function eventOf(name: string) {
-  const event = entryPoint06Abi.find((item) => item.type === "event" && item.name === name);
-  if (event?.type !== "event") throw new Error(`EntryPoint v0.6 ABI has no ${name} event`);
-  return event;
 }

@@ -1,5 +1,5 @@
 import type { Metrics } from "../metrics.ts";
-import { sleep } from "../sleep.ts";
+import { retry } from "../retry.ts";
 import { RpcError, RpcHttpError, RpcResponseError, RpcTimeoutError, RpcTransportError } from "./errors.ts";
 
 export type RpcCall = { method: string; params: unknown[] };
@@ -121,18 +121,16 @@ export function createRpcClient({
     }
   }
 
-  async function withRetries<T>(task: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      signal?.throwIfAborted();
-      try {
-        return await withSlot(task);
-      } catch (error) {
-        if (!(error instanceof RpcError) || !error.retryable || attempt >= retries) throw error;
-        onRetry?.(error, attempt + 1);
-        const delay = retryDelayMs * 2 ** attempt;
-        await sleep(delay / 2 + Math.random() * delay, signal);
-      }
-    }
+  function withRetries<T>(task: () => Promise<T>): Promise<T> {
+    return retry(() => withSlot(task), {
+      signal,
+      attempts: retries + 1,
+      delayMs: retryDelayMs,
+      // Every failure of a request is an RpcError: transport, timeout and answer errors are wrapped.
+      onRetry: (error, attempt) => {
+        if (error instanceof RpcError) onRetry?.(error, attempt);
+      },
+    });
   }
 
   /** Runs one HTTP request of `calls`, counted by method; a batch is timed under its first call's method. */

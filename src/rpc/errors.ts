@@ -1,9 +1,8 @@
 import { BaseError } from "../errors.ts";
 
-/** Any failure to get an answer from the node. `retryable` says whether asking again can help. */
+/** Any failure to get an answer from the node; each kind says whether asking again can help. */
 export class RpcError extends BaseError {
   override name = "RpcError";
-  readonly retryable: boolean = false;
 }
 
 /** The connection failed, was reset, or the node answered with something that is not JSON-RPC. */

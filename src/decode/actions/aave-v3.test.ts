@@ -1,9 +1,11 @@
-import { type AbiEvent, encodeAbiParameters, encodeEventTopics, getAbiItem, type Hex } from "viem";
+import { type Abi, type AbiEvent, encodeAbiParameters, encodeEventTopics, getAbiItem, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
 import { aaveV3PoolAbi } from "../builtin-abis.ts";
 import { aaveV3Actions } from "./aave-v3.ts";
 import type { ActionLog } from "./transaction-action.ts";
 
+// Widened to Abi: the helper below looks events up by a name chosen at run time.
+const poolAbi: Abi = aaveV3PoolAbi;
 const pool = "0x87870bca3f3fd6335c3f4ce8392d69350b4fa4e2";
 const dai = "0x6b175474e89094c44da98b954eedeac495271d0f";
 const usdc = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
@@ -14,7 +16,7 @@ const tokens = new Map([
 ]);
 
 function poolLog(name: string, args: Record<string, unknown>, logIndex: number, address = pool): ActionLog {
-  const event = getAbiItem({ abi: aaveV3PoolAbi, name }) as AbiEvent;
+  const event = getAbiItem({ abi: poolAbi, name }) as AbiEvent;
   const topics = encodeEventTopics({ abi: [event], eventName: name, args } as never) as Hex[];
   const plain = event.inputs.filter((input) => !input.indexed);
   const data = encodeAbiParameters(

@@ -1,7 +1,7 @@
 import {
-  type AbiEvent,
   type Address,
   checksumAddress,
+  type DecodeEventLogReturnType,
   decodeEventLog,
   getAbiItem,
   type Hex,
@@ -28,7 +28,7 @@ const actionTypes = {
 
 /** First topics of the pool events that become actions. */
 export const aaveV3PoolTopics = (Object.keys(actionTypes) as (keyof typeof actionTypes)[]).map((name) =>
-  toEventSelector(getAbiItem({ abi: aaveV3PoolAbi, name }) as AbiEvent),
+  toEventSelector(getAbiItem({ abi: aaveV3PoolAbi, name })),
 );
 
 export type AaveV3ActionsParameters = {
@@ -49,10 +49,9 @@ export function aaveV3Actions({ logs, pool, tokens }: AaveV3ActionsParameters): 
   const actions: TransactionAction[] = [];
   for (const log of logs) {
     if (log.address !== pool) continue;
-    const event = decodeLogArgs(log);
-    if (event === null) continue;
-    const type = actionTypes[event.eventName as keyof typeof actionTypes];
-    if (type === undefined) continue;
+    const event = decodePoolLog(log);
+    if (event === null || !becomesAction(event.eventName)) continue;
+    const type = actionTypes[event.eventName];
     const data = actionData(event, tokens);
     if (data)
       actions.push({
@@ -65,17 +64,20 @@ export function aaveV3Actions({ logs, pool, tokens }: AaveV3ActionsParameters): 
   return actions;
 }
 
-/** Decoded arguments: addresses as strings, amounts as bigints. */
-type PoolEvent = { eventName: string; args: Record<string, string | bigint> };
+type PoolEvent = DecodeEventLogReturnType<typeof aaveV3PoolAbi>;
 
-/** The event's named arguments; the ABI is loaded from its artifact at run time, so its types are not known statically. */
-function decodeLogArgs(log: ActionLog): PoolEvent | null {
+function becomesAction(eventName: string): eventName is keyof typeof actionTypes {
+  return Object.hasOwn(actionTypes, eventName);
+}
+
+/** The pool event a log holds, or null when it is none (another layout under the same topic). */
+function decodePoolLog(log: ActionLog): PoolEvent | null {
   try {
     return decodeEventLog({
       abi: aaveV3PoolAbi,
-      topics: log.topics as [Hex],
+      topics: log.topics as [Hex, ...Hex[]],
       data: log.data as Hex,
-    }) as unknown as PoolEvent;
+    });
   } catch {
     return null;
   }
@@ -92,9 +94,9 @@ function actionData(event: PoolEvent, tokens: Map<string, ActionToken>): Record<
       return reserveAmount(event.args.asset, event.args.amount, tokens);
     case "ReserveUsedAsCollateralEnabled":
     case "ReserveUsedAsCollateralDisabled": {
-      const token = tokens.get(String(event.args.reserve).toLowerCase());
+      const token = tokens.get(event.args.reserve.toLowerCase());
       if (token?.symbol == null) return null;
-      return { symbol: token.symbol, address: checksumAddress(String(event.args.reserve) as Address) };
+      return { symbol: token.symbol, address: checksumAddress(event.args.reserve) };
     }
     case "LiquidationCall": {
       const debt = reserveAmount(event.args.debtAsset, event.args.debtToCover, tokens);
@@ -119,12 +121,12 @@ function actionData(event: PoolEvent, tokens: Map<string, ActionToken>): Record<
 }
 
 function reserveAmount(
-  reserve: string | bigint,
-  amount: string | bigint,
+  reserve: Address,
+  amount: bigint,
   tokens: Map<string, ActionToken>,
 ): { amount: string; symbol: string; address: string } | null {
-  const token = tokens.get(String(reserve).toLowerCase());
-  const scaled = scaledAmount(BigInt(amount), token);
+  const token = tokens.get(reserve.toLowerCase());
+  const scaled = scaledAmount(amount, token);
   if (scaled === null || token?.symbol == null) return null;
-  return { amount: scaled, symbol: token.symbol, address: checksumAddress(String(reserve) as Address) };
+  return { amount: scaled, symbol: token.symbol, address: checksumAddress(reserve) };
 }

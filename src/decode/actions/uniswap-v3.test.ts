@@ -1,4 +1,5 @@
 import {
+  type Abi,
   type AbiEvent,
   encodeAbiParameters,
   encodeEventTopics,
@@ -11,6 +12,8 @@ import { uniswapV3PoolAbi } from "../builtin-abis.ts";
 import type { ActionLog } from "./transaction-action.ts";
 import { uniswapV3Actions } from "./uniswap-v3.ts";
 
+// Widened to Abi: the helper below looks events up by a name chosen at run time.
+const poolAbi: Abi = uniswapV3PoolAbi;
 const pool = "0x8ad599c3a0ff1de082011efddc58f1908eb6e6d8";
 const usdc = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
 const weth = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
@@ -24,7 +27,7 @@ const tokens = new Map([
 
 /** A pool log as a node would return it, encoded with the pool's own ABI. */
 function poolLog(name: string, args: Record<string, unknown>, logIndex: number, address = pool): ActionLog {
-  const event = getAbiItem({ abi: uniswapV3PoolAbi, name }) as AbiEvent;
+  const event = getAbiItem({ abi: poolAbi, name }) as AbiEvent;
   const topics = encodeEventTopics({ abi: [event], eventName: name, args } as never) as Hex[];
   const data = encodeAbiParameters(
     event.inputs.filter((input) => !input.indexed),

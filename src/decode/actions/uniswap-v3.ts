@@ -1,7 +1,7 @@
 import {
-  type AbiEvent,
   type Address,
   checksumAddress,
+  type DecodeEventLogReturnType,
   decodeEventLog,
   erc721Abi,
   getAbiItem,
@@ -19,7 +19,7 @@ import {
 
 /** First topics of the pool events that become actions. */
 export const uniswapV3PoolTopics = (["Mint", "Burn", "Collect", "Swap"] as const).map((name) =>
-  toEventSelector(getAbiItem({ abi: uniswapV3PoolAbi, name }) as AbiEvent),
+  toEventSelector(getAbiItem({ abi: uniswapV3PoolAbi, name })),
 );
 
 /** ERC-721 `Transfer`, whose mints by the position manager are `mint_nft` actions. */
@@ -91,14 +91,13 @@ function poolAction(
   pool: { token0: string; token1: string },
   tokens: Map<string, ActionToken>,
 ): TransactionAction | null {
-  let event: { eventName: string; args: Record<string, bigint> };
+  let event: DecodeEventLogReturnType<typeof uniswapV3PoolAbi>;
   try {
-    // The ABI is loaded from its artifact at run time, so its argument types are not known statically.
     event = decodeEventLog({
       abi: uniswapV3PoolAbi,
-      topics: log.topics as [Hex],
+      topics: log.topics as [Hex, ...Hex[]],
       data: log.data as Hex,
-    }) as unknown as typeof event;
+    });
   } catch {
     return null;
   }

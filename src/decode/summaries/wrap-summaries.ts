@@ -1,4 +1,4 @@
-import { type AbiEvent, decodeEventLog, formatEther, getAbiItem, type Hex, toEventSelector } from "viem";
+import { decodeEventLog, formatEther, getAbiItem, type Hex, toEventSelector } from "viem";
 import { weth9Abi } from "../builtin-abis.ts";
 import {
   addressVariable,
@@ -11,8 +11,8 @@ import {
   tokenVariable,
 } from "./summary.ts";
 
-const wethDeposit = toEventSelector(getAbiItem({ abi: weth9Abi, name: "Deposit" }) as AbiEvent);
-const wethWithdrawal = toEventSelector(getAbiItem({ abi: weth9Abi, name: "Withdrawal" }) as AbiEvent);
+const wethDeposit = toEventSelector(getAbiItem({ abi: weth9Abi, name: "Deposit" }));
+const wethWithdrawal = toEventSelector(getAbiItem({ abi: weth9Abi, name: "Withdrawal" }));
 
 /** The called contract reported a WETH-style deposit or withdrawal. */
 export function isWrap({ transaction, logs }: SummarizeTransactionParameters): boolean {
@@ -28,8 +28,12 @@ export function wrapSummaries(parameters: SummarizeTransactionParameters): Trans
       .flatMap((log): Entry[] => {
         let wad: bigint;
         try {
-          const event = decodeEventLog({ abi: weth9Abi, topics: log.topics as [Hex], data: log.data as Hex });
-          wad = (event.args as unknown as { wad: bigint }).wad;
+          const event = decodeEventLog({
+            abi: weth9Abi,
+            topics: log.topics as [Hex, ...Hex[]],
+            data: log.data as Hex,
+          });
+          wad = event.args.wad;
         } catch {
           // Another contract's event under the same topic, with another layout.
           return [];
