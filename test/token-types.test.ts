@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Direction } from "../src/db/direction.ts";
 import { createTableRows, insertRows } from "../src/db/table-rows.ts";
 import { storeTokensAndTypes } from "../src/db/token-types.ts";
 import type { RangeRows } from "../src/indexer/transform-range.ts";
@@ -44,8 +45,8 @@ function rangeOf(block: number, form: string, type: string) {
     token_contract_type: "text",
   });
   for (const [address, direction] of [
-    [alice, 1],
-    [bob, 2],
+    [alice, Direction.from],
+    [bob, Direction.to],
   ] as const) {
     addressTokenTransfers.push({
       address,
