@@ -8,6 +8,13 @@ export function endpointNamed(operationId: string): Endpoint {
   return found;
 }
 
+/** The endpoint of the interface document's number `number`; throws when the list has none. */
+export function endpointNumbered(number: number): Endpoint {
+  const found = endpoints.find((endpoint) => endpoint.number === number);
+  if (!found) throw new Error(`no endpoint has the number ${number}`);
+  return found;
+}
+
 /** The names of the endpoint's path parameters, in path order. */
 export function pathParameters(endpoint: Endpoint): string[] {
   return [...endpoint.path.matchAll(/:(\w+)/g)].map(([, name]) => name as string);
@@ -44,4 +51,6 @@ export const wellFormedPathValues: Record<string, string> = {
 };
 
 /** The lists among the endpoints: those that page, which every list does with Blockscout's `items_count`. */
-export const listEndpoints = endpoints.filter((endpoint) => queryParameters(endpoint).includes("items_count"));
+export const listEndpoints = endpoints.filter((endpoint) =>
+  queryParameters(endpoint).includes("items_count"),
+);
