@@ -14,21 +14,22 @@ import { tokenTransfers } from "./token-transfers.ts";
 import { transactionSummary } from "./transaction-summary.ts";
 
 /**
- * The endpoints of the API contract, in the interface document's order: the server registers them, the
- * OpenAPI document describes them, and the tests enumerate them.
+ * The endpoints of the API contract: the server registers them, the OpenAPI document describes them and
+ * the tests enumerate them. The order is the OpenAPI document's, which the docs page shows (its first
+ * operation is the transactions of an address); each endpoint's `number` is the interface document's.
  */
 export const endpoints: readonly Endpoint[] = [
-  addressTokens,
   addressTransactions,
   addressLogs,
   blockWithdrawals,
   addressWithdrawals,
-  tokenHolders,
-  transactionSummary,
   tokenTransfers,
-  tokenInstanceHolders,
-  accountAbstractionStatus,
-  addressNftCollections,
-  addressInternalTransactions,
   addressTokenTransfers,
+  addressInternalTransactions,
+  addressTokens,
+  tokenHolders,
+  tokenInstanceHolders,
+  addressNftCollections,
+  transactionSummary,
+  accountAbstractionStatus,
 ];
