@@ -44,17 +44,18 @@ const hexCursorDoc = (what: string): ParameterDoc => ({
   description: `Cursor key from \`next_page_params\`: ${what}. Hex, or \`null\`/empty for none.`,
 });
 
-/** The `address_hash_param` path parameter; `doc` says which address it is (any, when absent). */
-export function addressHashParams(
-  doc: ParameterDoc = {
+/** The `address_hash_param` path parameter; `doc` says what differs from any address's description. */
+export function addressHashParams(doc: Partial<ParameterDoc> = {}) {
+  const anyAddress = {
     description: "Address, `0x` and 40 hex digits in any letter case.",
     example: demo.holder,
-  },
-) {
+  };
   return {
     type: "object",
     required: ["address_hash_param"],
-    properties: { address_hash_param: documented({ type: "string", pattern: addressPattern }, doc) },
+    properties: {
+      address_hash_param: documented({ type: "string", pattern: addressPattern }, { ...anyAddress, ...doc }),
+    },
   };
 }
 

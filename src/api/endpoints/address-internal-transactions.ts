@@ -30,10 +30,7 @@ export const addressInternalTransactions = defineEndpoint<{
     summary: "Internal transactions of an address",
     description: `Internal calls the address made, received or was created by, newest first (block number, transaction index, call index, descending). The top-level call (index 0, type call) is left out: it repeats the transaction itself. ${emptyForUnknown}`,
     tags: ["addresses"],
-    params: addressHashParams({
-      description: "Address, `0x` and 40 hex digits in any letter case.",
-      example: demo.caller,
-    }),
+    params: addressHashParams({ example: demo.caller }),
     querystring: {
       type: "object",
       additionalProperties: false,
