@@ -28,6 +28,7 @@ import { loadavg } from "node:os";
 import { serve } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import type { Database, Queryable } from "../src/db/client.ts";
+import { Direction, receivedOrCreatedBits } from "../src/db/direction.ts";
 import { byteaParam } from "../src/db/table-rows.ts";
 import { createLogger } from "../src/logger.ts";
 import { defaultTransactions, loadDataset } from "./dataset/load-dataset.ts";
@@ -292,7 +293,6 @@ const [summaryOf] = await db.query<{ deposit: string; transfer: string }>(
   [h, byteaParam(topics.deposit), byteaParam(erc20)],
 );
 const typeNames = ["ERC-20", "ERC-721", "ERC-1155", "ERC-404"];
-const directionBits = { to: 6, from: 1 } as Record<string, number>;
 
 const cases: Case[] = [];
 // 1: the hot address's tokens, by type.
@@ -317,7 +317,7 @@ for (const type of [undefined, ...typeNames]) {
   });
 }
 // 2: the hot address's transactions, every filter × sort × order.
-for (const filter of [undefined, "to", "from"]) {
+for (const filter of [undefined, "to", "from"] as const) {
   for (const sort of ["block_number", "value", "fee"]) {
     for (const order of ["desc", "asc"]) {
       const query: Record<string, string> = { ...(filter ? { filter } : {}) };
@@ -332,7 +332,7 @@ for (const filter of [undefined, "to", "from"]) {
         path: withQuery(`/api/v2/addresses/${hot}/transactions`, query),
         deep: {
           sql: `SELECT block_number, transaction_index, value::text AS value, fee::text AS fee FROM address_transactions
-                WHERE address = $1 ${filter ? `AND direction & ${directionBits[filter]} <> 0` : ""}
+                WHERE address = $1 ${filter ? `AND direction & ${receivedOrCreatedBits(filter)} <> 0` : ""}
                 ORDER BY ${keys.map((key) => `${key} ${order}`).join(", ")}`,
           params: [h],
           cursor: (row) => ({
@@ -483,14 +483,14 @@ for (const type of [undefined, "ERC-721", "ERC-1155", "ERC-404"]) {
   });
 }
 // 12: the hot address's internal transactions.
-for (const filter of [undefined, "to", "from"]) {
+for (const filter of [undefined, "to", "from"] as const) {
   cases.push({
     endpoint: "12 address internal transactions",
     variant: filter ? `filter=${filter}` : "no filter",
     path: withQuery(`/api/v2/addresses/${hot}/internal-transactions`, filter ? { filter } : {}),
     deep: {
       sql: `SELECT block_number, transaction_index, index FROM address_internal_transactions
-            WHERE address = $1 ${filter ? `AND direction & ${directionBits[filter]} <> 0` : ""}
+            WHERE address = $1 ${filter ? `AND direction & ${receivedOrCreatedBits(filter)} <> 0` : ""}
             ORDER BY block_number DESC, transaction_index DESC, index DESC`,
       params: [h],
       cursor: (row) => ({
@@ -513,7 +513,7 @@ const transferVariants: Record<string, string>[] = [
 for (const query of transferVariants) {
   const conditions: string[] = ["a.address = $1"];
   const params: unknown[] = [h];
-  if (query.filter) conditions.push(`a.direction & ${query.filter === "from" ? 1 : 2} <> 0`);
+  if (query.filter) conditions.push(`a.direction & ${Direction[query.filter as "to" | "from"]} <> 0`);
   if (query.type) conditions.push(`k.type = $${params.push(query.type)}`);
   if (query.token) conditions.push(`t.token_address = $${params.push(byteaParam(query.token))}`);
   cases.push({

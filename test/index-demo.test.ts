@@ -7,6 +7,7 @@ import {
   toEventSelector,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { Direction } from "../src/db/direction.ts";
 import { createIndexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
@@ -218,9 +219,9 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
           const key = `${address.toLowerCase()}/${Number(block.number)}/${t}`;
           expected.set(key, (expected.get(key) ?? 0) | bit);
         };
-        add(transaction.from, 1);
-        add(transaction.to, 2);
-        if (!transaction.to) add(receipt.contractAddress, 4);
+        add(transaction.from, Direction.from);
+        add(transaction.to, Direction.to);
+        if (!transaction.to) add(receipt.contractAddress, Direction.created);
       });
     });
     const stored = new Map(

@@ -3,8 +3,11 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Endpoint } from "../src/api/define-endpoint.ts";
+import { endpoints } from "../src/api/endpoints/index.ts";
 import { createApiServer } from "../src/api/server.ts";
 import { createTestDatabase, type TestDatabase } from "./support/databases.ts";
+import { documentPath, endpointNamed, listEndpoints } from "./support/endpoints.ts";
 
 type Parameter = { name: string; in: "path" | "query"; required?: boolean; description?: string };
 type Operation = {
@@ -17,71 +20,51 @@ type Operation = {
 type Document = {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, object> };
+  components: { schemas: Record<string, JsonObject> };
+};
+type JsonObject = {
+  $ref?: string;
+  allOf?: JsonObject[];
+  anyOf?: JsonObject[];
+  properties?: Record<string, JsonObject>;
 };
 
-/** The contract's 13 paths with the statuses each can answer. */
-const endpoints: Record<string, string[]> = {
-  "/api/v2/addresses/{address_hash_param}/tokens": ["200", "400", "422", "500"],
-  "/api/v2/addresses/{address_hash_param}/transactions": ["200", "400", "422", "500"],
-  "/api/v2/addresses/{address_hash_param}/logs": ["200", "400", "422", "500"],
-  "/api/v2/blocks/{block_hash_or_number_param}/withdrawals": ["200", "400", "404", "422", "500"],
-  "/api/v2/addresses/{address_hash_param}/withdrawals": ["200", "400", "422", "500"],
-  "/api/v2/tokens/{address_hash_param}/holders": ["200", "400", "404", "422", "500"],
-  "/api/v2/transactions/{transaction_hash_param}/summary": ["200", "400", "404", "422", "500"],
-  "/api/v2/token-transfers": ["200", "400", "422", "500"],
-  "/api/v2/tokens/{address_hash_param}/instances/{token_id_param}/holders": [
-    "200",
-    "400",
-    "404",
-    "422",
-    "500",
-  ],
-  "/api/v2/proxy/account-abstraction/status": ["200", "400", "422", "500"],
-  "/api/v2/addresses/{address_hash_param}/nft/collections": ["200", "400", "422", "500"],
-  "/api/v2/addresses/{address_hash_param}/internal-transactions": ["200", "400", "422", "500"],
-  "/api/v2/addresses/{address_hash_param}/token-transfers": ["200", "400", "422", "500"],
-};
+/** The component a `$ref`, or a described `allOf`/`anyOf` around one, points to; `schema` itself otherwise. */
+function resolve(document: Document, schema: JsonObject): JsonObject {
+  const reference =
+    schema.$ref ?? [...(schema.allOf ?? []), ...(schema.anyOf ?? [])].find((part) => part.$ref)?.$ref;
+  return reference
+    ? (document.components.schemas[reference.replace("#/components/schemas/", "")] ?? {})
+    : schema;
+}
 
-/** Query parameters each list accepts besides `items_count`, `apikey` and `key`: filters and cursor keys. */
-const listQueries: Record<string, string[]> = {
-  "/api/v2/addresses/{address_hash_param}/tokens": [
-    "type",
-    "value",
-    "id",
-    "fiat_value",
-    "token_name",
-    "token_type",
-  ],
-  "/api/v2/addresses/{address_hash_param}/transactions": ["filter", "sort", "order", "block_number", "index"],
-  "/api/v2/addresses/{address_hash_param}/logs": ["topic", "block_number", "index"],
-  "/api/v2/blocks/{block_hash_or_number_param}/withdrawals": ["index"],
-  "/api/v2/addresses/{address_hash_param}/withdrawals": ["index"],
-  "/api/v2/tokens/{address_hash_param}/holders": ["value", "address_hash"],
-  "/api/v2/token-transfers": ["type", "block_number", "index", "index_in_batch"],
-  "/api/v2/tokens/{address_hash_param}/instances/{token_id_param}/holders": [
-    "value",
-    "address_hash",
-    "token_id",
-  ],
-  "/api/v2/addresses/{address_hash_param}/nft/collections": [
-    "type",
-    "token_contract_address_hash",
-    "token_type",
-  ],
-  "/api/v2/addresses/{address_hash_param}/internal-transactions": [
-    "filter",
-    "block_number",
-    "index",
-    "transaction_index",
-  ],
-  "/api/v2/addresses/{address_hash_param}/token-transfers": [
-    "type",
-    "filter",
-    "token",
-    "block_number",
-    "index",
-  ],
+/** The keys of the `next_page_params` an operation's 200 answer carries; null for an answer that is no list. */
+function cursorKeys(document: Document, operation: Operation): string[] | null {
+  const body = resolve(
+    document,
+    operation.responses["200"]?.content["application/json"]?.schema as JsonObject,
+  );
+  const cursor = body.properties?.next_page_params;
+  return cursor ? Object.keys(resolve(document, cursor).properties ?? {}) : null;
+}
+
+/** The endpoints that answer 404 for what their path names (a block, token or transaction not indexed). */
+const answersNotFound = ["blockWithdrawals", "tokenHolders", "transactionSummary", "tokenInstanceHolders"];
+
+/** The statuses the endpoint `operationId` can answer. */
+function statusesOf(operationId: string): string[] {
+  return ["200", "400", ...(answersNotFound.includes(operationId) ? ["404"] : []), "422", "500"];
+}
+
+/** The filters each list with filters accepts besides its cursor keys, `items_count`, `apikey` and `key`. */
+const listFilters: Record<string, string[]> = {
+  addressTokens: ["type"],
+  addressTransactions: ["filter", "sort", "order"],
+  addressLogs: ["topic"],
+  tokenTransfers: ["type"],
+  addressNftCollections: ["type"],
+  addressInternalTransactions: ["filter"],
+  addressTokenTransfers: ["type", "filter", "token"],
 };
 
 describe("the OpenAPI document", () => {
@@ -103,6 +86,9 @@ describe("the OpenAPI document", () => {
     await test?.drop();
   });
 
+  const operationOf = (endpoint: Endpoint) =>
+    document.paths[documentPath(endpoint)]?.[endpoint.method.toLowerCase()] as Operation;
+
   it("is a valid OpenAPI 3.1 document", () => {
     expect(document.openapi).toBe("3.1.0");
     const outcome = validate(structuredClone(document), { checkPathParameters: true });
@@ -110,33 +96,62 @@ describe("the OpenAPI document", () => {
     expect(outcome.valid).toBe(true);
   });
 
-  it("documents exactly the 13 endpoints, each with its path and query parameters described", () => {
-    expect(Object.keys(document.paths).sort()).toEqual(Object.keys(endpoints).sort());
-    for (const [path, item] of Object.entries(document.paths)) {
-      expect(Object.keys(item)).toEqual(["get"]);
-      const operation = item.get;
-      expect(operation.operationId, path).toBeTruthy();
+  it("numbers the endpoints of the list 1 to n, each once, and knows every name its tables use", () => {
+    expect(endpoints.map((endpoint) => endpoint.number).sort((a, b) => a - b)).toEqual(
+      endpoints.map((_, i) => i + 1),
+    );
+    const names = endpoints.map((endpoint) => endpoint.schema.operationId);
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of [...answersNotFound, ...Object.keys(listFilters)])
+      expect(endpointNamed(name)).toBeTruthy();
+  });
+
+  it("documents exactly the endpoints of the list, each with its path and query parameters described", () => {
+    expect(Object.keys(document.paths).sort()).toEqual(endpoints.map(documentPath).sort());
+    for (const endpoint of endpoints) {
+      const path = documentPath(endpoint);
+      expect(Object.keys(document.paths[path] ?? {}), path).toEqual([endpoint.method.toLowerCase()]);
+      const operation = operationOf(endpoint);
+      expect(operation.operationId, path).toBe(endpoint.schema.operationId);
       expect(operation.summary, path).toBeTruthy();
-      expect(operation.description, path).toMatch(/^Endpoint \d+\./);
+      expect(operation.description, path).toMatch(new RegExp(`^Endpoint ${endpoint.number}\\. \\S`));
       const pathNames = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name);
       const inPath = operation.parameters.filter((parameter) => parameter.in === "path");
       expect(inPath.map((parameter) => parameter.name).sort(), path).toEqual(pathNames.sort());
       expect(inPath.every((parameter) => parameter.required)).toBe(true);
       const inQuery = operation.parameters.filter((parameter) => parameter.in === "query").map((p) => p.name);
-      expect(inQuery, path).toEqual(expect.arrayContaining(["apikey", "key", ...(listQueries[path] ?? [])]));
-      if (listQueries[path]) expect(inQuery, path).toContain("items_count");
+      expect(inQuery, path).toEqual(
+        expect.arrayContaining(["apikey", "key", ...(listFilters[endpoint.schema.operationId] ?? [])]),
+      );
       for (const parameter of operation.parameters)
         expect(parameter.description, `${path} ${parameter.name}`).toBeTruthy();
     }
   });
 
+  it("accepts back every key of each list's next_page_params, items_count included", () => {
+    const lists = endpoints.filter((endpoint) => {
+      const operation = operationOf(endpoint);
+      const keys = cursorKeys(document, operation);
+      if (keys === null) return false;
+      const inQuery = operation.parameters.filter((parameter) => parameter.in === "query").map((p) => p.name);
+      expect(keys, endpoint.path).toContain("items_count");
+      expect(inQuery, endpoint.path).toEqual(expect.arrayContaining(keys));
+      return true;
+    });
+    // The lists the tests enumerate are the endpoints whose answer is a page.
+    expect(lists).toEqual(listEndpoints);
+    expect(lists.length).toBeGreaterThan(0);
+  });
+
   it("gives every status each endpoint can answer a JSON schema", () => {
-    for (const [path, statuses] of Object.entries(endpoints)) {
-      const { responses } = document.paths[path].get;
+    for (const endpoint of endpoints) {
+      const path = documentPath(endpoint);
+      const statuses = statusesOf(endpoint.schema.operationId);
+      const { responses } = operationOf(endpoint);
       expect(Object.keys(responses).sort(), path).toEqual(statuses);
       for (const status of statuses) {
-        expect(responses[status].description, `${path} ${status}`).toBeTruthy();
-        expect(responses[status].content["application/json"].schema, `${path} ${status}`).toBeTruthy();
+        expect(responses[status]?.description, `${path} ${status}`).toBeTruthy();
+        expect(responses[status]?.content["application/json"]?.schema, `${path} ${status}`).toBeTruthy();
       }
     }
   });

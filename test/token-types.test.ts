@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Direction } from "../src/db/direction.ts";
 import { createRangeRows, insertTable } from "../src/db/tables.ts";
 import { storeTokensAndTypes } from "../src/db/token-types.ts";
 import { createTestDatabase, databaseKinds } from "./support/databases.ts";
@@ -24,8 +25,8 @@ function rangeOf(block: number, form: string, type: string) {
     token_contract_type: null,
   });
   for (const [address, direction] of [
-    [alice, 1],
-    [bob, 2],
+    [alice, Direction.from],
+    [bob, Direction.to],
   ] as const) {
     rows.addressTokenTransfers.push({
       address,

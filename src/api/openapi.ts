@@ -1,13 +1,9 @@
 import { readFileSync } from "node:fs";
 import swagger from "@fastify/swagger";
-import type { FastifyInstance, FastifySchema } from "fastify";
-import { accountAbstractionSchemas } from "./schemas/account-abstraction.ts";
-import type { JsonSchema } from "./schemas/common.ts";
-import { listSchemas } from "./schemas/endpoints.ts";
+import type { FastifyInstance } from "fastify";
+import type { Endpoint } from "./define-endpoint.ts";
 import { errorSchemas } from "./schemas/errors.ts";
 import { objectSchemas } from "./schemas/objects.ts";
-import { parameterDoc } from "./schemas/parameters.ts";
-import { summarySchemas } from "./schemas/summary.ts";
 
 /** Where the OpenAPI document is served. */
 export const openApiPath = "/api/v2/openapi.json";
@@ -28,13 +24,14 @@ strings of decimal digits; block numbers, indexes and counts are numbers. Addres
 
 /**
  * Registers `@fastify/swagger`, which builds the OpenAPI 3.1 document from the schemas of the routes
- * registered after it (their request schemas, plus the `response` and descriptions of
- * `schemas/endpoints.ts`), and serves the document at `openApiPath`. Call before registering routes.
+ * registered after it (their documented parameters, responses and descriptions), with the shared objects
+ * and the `endpoints`' own components, and serves the document at `openApiPath`. Call before registering
+ * routes.
  *
  * Responses keep being written with `JSON.stringify`: compiling the response schemas would drop keys
  * they do not list and coerce types, and some routes send JSON text they wrote themselves.
  */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, endpoints: readonly Endpoint[]): Promise<void> {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   await app.register(swagger, {
     openapi: {
@@ -49,43 +46,14 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: "account abstraction", description: "ERC-4337 user-operation indexing." },
       ],
       components: {
-        schemas: {
-          ...objectSchemas,
-          ...listSchemas,
-          ...summarySchemas,
-          ...accountAbstractionSchemas,
-          ...errorSchemas,
-        } as never,
+        schemas: Object.assign(
+          {},
+          objectSchemas,
+          ...endpoints.map((endpoint) => endpoint.components),
+          errorSchemas,
+        ) as never,
       },
     },
-    transform: ({ schema, url }) => ({ schema: withParameterDocs(schema), url }),
   });
   app.get(openApiPath, { schema: { hide: true } }, async () => app.swagger());
-}
-
-/** A route schema whose path and query parameters carry their descriptions and examples. */
-function withParameterDocs(schema: FastifySchema): FastifySchema {
-  const operationId = schema?.operationId;
-  if (!operationId) return schema;
-  const documented = (parameters: unknown) => {
-    const object = parameters as { properties?: Record<string, JsonSchema> } | undefined;
-    if (!object?.properties) return parameters;
-    const properties = Object.fromEntries(
-      Object.entries(object.properties).map(([name, property]) => {
-        const doc = parameterDoc(operationId, name);
-        return [
-          name,
-          doc
-            ? {
-                ...property,
-                description: doc.description,
-                ...(doc.example === undefined ? {} : { examples: [doc.example] }),
-              }
-            : property,
-        ];
-      }),
-    );
-    return { ...object, properties };
-  };
-  return { ...schema, params: documented(schema.params), querystring: documented(schema.querystring) };
 }

@@ -1,3 +1,5 @@
+import { demo, type JsonSchema } from "./schemas/common.ts";
+
 /** Pattern of an address path or query parameter (Blockscout's). */
 export const addressPattern = "^0x([A-Fa-f0-9]{40})$";
 /** Pattern of a 32-byte hash parameter (Blockscout's). */
@@ -24,36 +26,79 @@ export const integerPatterns = new Set([
   valueCursorPattern,
 ]);
 
-export const addressHashParams = {
-  type: "object",
-  required: ["address_hash_param"],
-  properties: { address_hash_param: { type: "string", pattern: addressPattern } },
-} as const;
+/** The description and the example (a real value of the demo chain) of a path or query parameter. */
+export type ParameterDoc = { description: string; example?: string };
 
-/** A block number or a block hash (Blockscout's `block_hash_or_number_param`). */
-export const blockHashOrNumberParams = {
-  type: "object",
-  required: ["block_hash_or_number_param"],
-  properties: {
-    block_hash_or_number_param: {
-      type: "string",
-      anyOf: [{ pattern: hashPattern }, { pattern: "^[0-9]+$" }],
+/** `schema` with what the OpenAPI document says of the parameter: its description and its example. */
+export function documented<Schema extends JsonSchema>(
+  schema: Schema,
+  { description, example }: ParameterDoc,
+) {
+  return { ...schema, description, ...(example === undefined ? {} : { examples: [example] }) };
+}
+
+const digitsCursorDoc = (what: string): ParameterDoc => ({
+  description: `Cursor key from \`next_page_params\`: ${what}. Digits, or \`null\`/empty for none.`,
+});
+const hexCursorDoc = (what: string): ParameterDoc => ({
+  description: `Cursor key from \`next_page_params\`: ${what}. Hex, or \`null\`/empty for none.`,
+});
+
+/** The `address_hash_param` path parameter; `doc` says what differs from any address's description. */
+export function addressHashParams(doc: Partial<ParameterDoc> = {}) {
+  const anyAddress = {
+    description: "Address, `0x` and 40 hex digits in any letter case.",
+    example: demo.holder,
+  };
+  return {
+    type: "object",
+    required: ["address_hash_param"],
+    properties: {
+      address_hash_param: documented({ type: "string", pattern: addressPattern }, { ...anyAddress, ...doc }),
     },
-  },
-} as const;
+  };
+}
 
-/** A block number (or another int8 key) in a cursor. */
-export const bigintCursor = { type: "string", pattern: cursorPattern(18) } as const;
-/** A position (transaction, log or frame index, page count) in a cursor. */
-export const indexCursor = { type: "string", pattern: cursorPattern(9) } as const;
-/** A uint256 (value, fee, token id) in a cursor. */
-export const uint256Cursor = { type: "string", pattern: cursorPattern(78) } as const;
+/** A block number (or another int8 key) in a cursor: `what` says whose. */
+export function bigintCursor(what: string) {
+  return documented({ type: "string", pattern: cursorPattern(18) }, digitsCursorDoc(what));
+}
+
+/** A position (transaction, log or frame index, page count) in a cursor: `what` says whose. */
+export function indexCursor(what: string) {
+  return documented({ type: "string", pattern: cursorPattern(9) }, digitsCursorDoc(what));
+}
+
+/** A uint256 (value, fee, token id) in a cursor: `what` says whose. */
+export function uint256Cursor(what: string) {
+  return documented({ type: "string", pattern: cursorPattern(78) }, digitsCursorDoc(what));
+}
 
 /** The `value` of a cursor whose JSON number clients may send back as a double prints it. */
-export const valueCursor = { type: "string", pattern: valueCursorPattern } as const;
+export function valueCursor(what: string) {
+  return documented(
+    { type: "string", pattern: valueCursorPattern },
+    {
+      description: `Cursor key from \`next_page_params\`: ${what}. Digits, or as a JSON double prints them (\`4.994e+21\`, \`1152921504606847000\`): the page still resumes right after the last row, found by the other keys. \`null\`/empty for none.`,
+    },
+  );
+}
+
+/** A cursor address as clients send it back: hex, or `null`/empty for "no value". */
+export function addressCursor(what: string) {
+  return documented({ type: "string", pattern: "^(0x[A-Fa-f0-9]{40}|null|)$" }, hexCursorDoc(what));
+}
+
+/** A cursor hash as clients send it back: hex, or `null`/empty for "no value". */
+export function hashCursor(what: string) {
+  return documented({ type: "string", pattern: `${hashPattern}|^(null|)$` }, hexCursorDoc(what));
+}
+
+/** The cursor key most lists start with. */
+export const blockNumberCursor = bigintCursor("block number of the last item");
 
 /** Blockscout's `limit` of the token transfers list: items wanted, at most a page. */
-export const limitParameter = { type: "string", pattern: limitPattern } as const;
+export const limitParameter = { type: "string", pattern: limitPattern };
 
 /**
  * The rows to fetch for a page under Blockscout's `limit`: `min(page + 1, |limit|)` as Blockscout does, so
@@ -64,12 +109,20 @@ export function rowsForLimit(raw: string | undefined, page: number): number {
   return limit === null ? page + 1 : Math.min(page + 1, Math.abs(limit));
 }
 
+/** Blockscout's API keys, which every endpoint accepts and ignores. */
+export const apiKeys = {
+  apikey: documented({ type: "string" }, { description: "API key (Blockscout's); accepted and ignored." }),
+  key: documented({ type: "string" }, { description: "Secret key (Blockscout's); accepted and ignored." }),
+};
+
 /** Parameters every list accepts besides its own: Blockscout's page counter and API keys. */
 export const commonListQuery = {
-  items_count: indexCursor,
-  apikey: { type: "string" },
-  key: { type: "string" },
-} as const;
+  items_count: documented(
+    { type: "string", pattern: cursorPattern(9) },
+    { description: "Cursor key from `next_page_params`: items already read. Accepted and ignored." },
+  ),
+  ...apiKeys,
+};
 
 /** A cursor integer sent as text: digits become a number, `null`, empty or absent become null. */
 export function cursorInteger(raw: string | undefined): number | null {
@@ -103,36 +156,4 @@ export function cursorValue(raw: string | undefined): string | null {
 /** A path or query hash as the lowercase hex the database compares. */
 export function lowerHex(raw: string): string {
   return raw.toLowerCase();
-}
-
-/** A cursor address as clients send it back: hex, or `null`/empty for "no value". */
-export const addressCursor = { type: "string", pattern: "^(0x[A-Fa-f0-9]{40}|null|)$" } as const;
-
-/** Pattern of a token id path parameter (Blockscout's `token_id_param`). */
-export const tokenIdPattern = "^-?([1-9][0-9]*|0)$";
-
-/** A token address and one of its ids (`/tokens/{address_hash}/instances/{id}/...`). */
-export const tokenInstanceParams = {
-  type: "object",
-  required: ["address_hash_param", "token_id_param"],
-  properties: {
-    address_hash_param: { type: "string", pattern: addressPattern },
-    token_id_param: { type: "string", pattern: tokenIdPattern },
-  },
-} as const;
-
-/** Blockscout's pattern of the `type` token-type list: case-insensitive, optionally in brackets. */
-export const tokenTypeListPattern =
-  "^\\[?(ERC-20|ERC-721|ERC-1155|ERC-404|ERC-7984)(,(ERC-20|ERC-721|ERC-1155|ERC-404|ERC-7984))*\\]?$";
-
-/**
- * The token types of a `type` list that are among `allowed` (Blockscout drops the others), upper-cased
- * and without duplicates; empty or absent means no filter (`[]`). Null when the list does not match
- * `tokenTypeListPattern`.
- */
-export function tokenTypeList(raw: string | undefined, allowed: readonly string[]): string[] | null {
-  if (raw === undefined || raw === "") return [];
-  if (!new RegExp(tokenTypeListPattern, "i").test(raw)) return null;
-  const labels = raw.toUpperCase().replace(/^\[/, "").replace(/\]$/, "").split(",");
-  return [...new Set(labels.filter((label) => allowed.includes(label)))];
 }

@@ -14,31 +14,20 @@ import type { Logger } from "../logger.ts";
 import { type Metrics, observeQueries } from "../metrics.ts";
 import { createInterpreterClient } from "./ask-interpreter.ts";
 import type { ApiContext } from "./context.ts";
+import { endpoints } from "./endpoints/index.ts";
 import { ApiError, invalidParameters } from "./errors.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { type RateLimitParameters, registerRateLimit } from "./rate-limit.ts";
 import { routeReads } from "./read-routing.ts";
-import { accountAbstractionStatusRoute } from "./routes/account-abstraction-status.ts";
-import { addressInternalTransactionsRoute } from "./routes/address-internal-transactions.ts";
-import { addressLogsRoute } from "./routes/address-logs.ts";
-import { addressNftCollectionsRoute } from "./routes/address-nft-collections.ts";
-import { addressTokensRoute } from "./routes/address-tokens.ts";
-import { addressTransactionsRoute } from "./routes/address-transactions.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { metricsRoute } from "./routes/metrics.ts";
-import { tokenHoldersRoutes } from "./routes/token-holders.ts";
-import { tokenTransfersRoutes } from "./routes/token-transfers.ts";
-import { transactionSummaryRoute } from "./routes/transaction-summary.ts";
-import { withdrawalsRoutes } from "./routes/withdrawals.ts";
 import { type ActionProtocols, actionProtocols } from "./transaction-actions.ts";
 
 /** Long enough for any valid path parameter, so that a too long one gets the contract's 422. */
 const maxParamLength = 1_000;
 /** A client's `x-request-id` is kept only when it is short and plain; otherwise one is generated. */
 const plainRequestId = /^[A-Za-z0-9._:-]{1,64}$/;
-
-export type { ApiContext } from "./context.ts";
 
 export type CreateApiServerParameters = {
   db: Database;
@@ -66,8 +55,8 @@ export type CreateApiServerParameters = {
 };
 
 /**
- * Creates the HTTP server of the Blockscout-compatible API: every route, Blockscout's error bodies,
- * CORS and request ids. Call `listen` on it, or `inject` in tests.
+ * Creates the HTTP server of the Blockscout-compatible API: every endpoint of `endpoints/`, health, metrics
+ * and docs, Blockscout's error bodies, CORS and request ids. Call `listen` on it, or `inject` in tests.
  */
 export async function createApiServer({
   db,
@@ -117,7 +106,7 @@ export async function createApiServer({
   // After CORS, so that a browser can read a 429 too.
   registerRateLimit(app, rateLimits);
   // Before the routes: the OpenAPI document is collected from each route as it is registered.
-  await registerOpenApi(app);
+  await registerOpenApi(app, endpoints);
   await docsRoutes(app);
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
@@ -166,16 +155,7 @@ export async function createApiServer({
   };
   if (metrics) metricsRoute(app, metrics);
   healthRoutes(app, context);
-  addressTransactionsRoute(app, context);
-  addressLogsRoute(app, context);
-  withdrawalsRoutes(app, context);
-  tokenTransfersRoutes(app, context);
-  addressInternalTransactionsRoute(app, context);
-  addressTokensRoute(app, context);
-  tokenHoldersRoutes(app, context);
-  addressNftCollectionsRoute(app, context);
-  transactionSummaryRoute(app, context);
-  accountAbstractionStatusRoute(app, context);
+  for (const endpoint of endpoints) endpoint.register(app, context);
   return app;
 }
 

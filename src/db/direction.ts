@@ -1,5 +1,17 @@
 /**
- * The roles an address plays in a transaction, internal transaction or token transfer, as bits of the
- * `direction` column of the `address_*` link tables.
+ * The bits of the `direction` column of the address index tables (`address_transactions`,
+ * `address_internal_transactions`, `address_token_transfers`): how the address takes part in the row.
+ * An address in several roles has their bits or-ed together.
  */
 export const Direction = { from: 1, to: 2, created: 4 } as const;
+
+/** A list's `filter`: `from` keeps what the address sent or made, `to` what it received. */
+export type DirectionFilter = "to" | "from";
+
+/**
+ * The bits a `filter` of the transaction and internal-transaction lists keeps: `from` what the address
+ * sent or made; `to` what it received, the contract it was created as included.
+ */
+export function receivedOrCreatedBits(filter: DirectionFilter): number {
+  return filter === "from" ? Direction.from : Direction.to | Direction.created;
+}

@@ -1,9 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds } from "../support/databases.ts";
+import {
+  endpointNamed,
+  endpointPath,
+  listEndpoints,
+  pathParameters,
+  wellFormedPathValues,
+} from "../support/endpoints.ts";
 import type { IndexedChain } from "../support/indexed-chain.ts";
 import { fetchJson, hex, indexDemoChain, sql } from "./demo-chain.ts";
 
-const unknownAddress = "0x000000000000000000000000000000000000dEaD";
+const unknownAddress = wellFormedPathValues.address_hash_param as string;
 const addressDetail = "Invalid format. Expected ~r/^0x([A-Fa-f0-9]{40})$/";
 const invalid = (pointer: string, detail: string) => ({
   title: "Invalid value",
@@ -16,7 +23,12 @@ describe.each(databaseKinds)("the error catalogue on %s", (kind) => {
   let erc20: string;
   let nft: string;
   let head: number;
-  /** Every list endpoint's path with valid parameters, by the name of its address parameter's role. */
+  /** The path parameters of the lists that answer 404 for a token not indexed: a real token of the demo. */
+  let tokenParameters: Record<string, Record<string, string>>;
+  /** The path of the list `operationId` with valid parameters: an unknown address, or a real token. */
+  const list = (operationId: string) =>
+    endpointPath(endpointNamed(operationId), { ...wellFormedPathValues, ...tokenParameters[operationId] });
+  /** Every list endpoint's path with valid parameters. */
   let lists: string[];
 
   beforeAll(async () => {
@@ -28,26 +40,22 @@ describe.each(databaseKinds)("the error catalogue on %s", (kind) => {
     erc20 = tokens.find((token) => token.type === "ERC-20")?.address as string;
     nft = tokens.find((token) => token.type === "ERC-1155")?.address as string;
     [{ head }] = await sql<{ head: number }>(chain.test.db, "SELECT max(number)::int AS head FROM blocks");
-    lists = [
-      `/api/v2/addresses/${unknownAddress}/tokens`,
-      `/api/v2/addresses/${unknownAddress}/transactions`,
-      `/api/v2/addresses/${unknownAddress}/logs`,
-      "/api/v2/blocks/1/withdrawals",
-      `/api/v2/addresses/${unknownAddress}/withdrawals`,
-      `/api/v2/tokens/${erc20}/holders`,
-      "/api/v2/token-transfers",
-      `/api/v2/tokens/${nft}/instances/1/holders`,
-      `/api/v2/addresses/${unknownAddress}/nft/collections`,
-      `/api/v2/addresses/${unknownAddress}/internal-transactions`,
-      `/api/v2/addresses/${unknownAddress}/token-transfers`,
-    ];
+    tokenParameters = {
+      tokenHolders: { address_hash_param: erc20 },
+      tokenInstanceHolders: { address_hash_param: nft, token_id_param: "1" },
+    };
+    lists = listEndpoints.map((endpoint) => list(endpoint.schema.operationId));
   });
   afterAll(() => chain?.close());
 
   const get = (url: string) => fetchJson(chain.app, url);
 
   it("answers a malformed address path parameter with 422 and its pointer, on every address route", async () => {
-    for (const path of lists.filter((list) => list.includes(unknownAddress) || list.includes("/tokens/0x"))) {
+    const withAddress = listEndpoints.filter((endpoint) =>
+      pathParameters(endpoint).includes("address_hash_param"),
+    );
+    expect(withAddress).not.toHaveLength(0);
+    for (const path of withAddress.map((endpoint) => list(endpoint.schema.operationId))) {
       const bad = path.replace(/0x[0-9a-fA-F]{40}/, "0x123");
       const response = await get(bad);
       expect(response.status, bad).toBe(422);
@@ -77,16 +85,25 @@ describe.each(databaseKinds)("the error catalogue on %s", (kind) => {
 
   it("answers a bad enum, hash, address or integer query parameter with 422 and its pointer", async () => {
     const cases: [string, unknown][] = [
-      [`${lists[1]}?filter=sideways`, invalid("/filter", "Invalid value for enum")],
-      [`${lists[1]}?sort=gas`, invalid("/sort", "Invalid value for enum")],
-      [`${lists[1]}?order=up`, invalid("/order", "Invalid value for enum")],
-      [`${lists[9]}?filter=sideways`, invalid("/filter", "Invalid value for enum")],
-      [`${lists[10]}?filter=sideways`, invalid("/filter", "Invalid value for enum")],
-      [`${lists[2]}?topic=0x12`, invalid("/topic", "Invalid format. Expected ~r/^0x([A-Fa-f0-9]{64})$/")],
-      [`${lists[10]}?token=0x12`, invalid("/token", addressDetail)],
-      [`${lists[1]}?block_number=abc`, invalid("/block_number", "Invalid integer. Got: string")],
-      [`${lists[2]}?index=1.5`, invalid("/index", "Invalid integer. Got: string")],
-      [`${lists[3]}?index=-1`, invalid("/index", "Invalid integer. Got: string")],
+      [`${list("addressTransactions")}?filter=sideways`, invalid("/filter", "Invalid value for enum")],
+      [`${list("addressTransactions")}?sort=gas`, invalid("/sort", "Invalid value for enum")],
+      [`${list("addressTransactions")}?order=up`, invalid("/order", "Invalid value for enum")],
+      [
+        `${list("addressInternalTransactions")}?filter=sideways`,
+        invalid("/filter", "Invalid value for enum"),
+      ],
+      [`${list("addressTokenTransfers")}?filter=sideways`, invalid("/filter", "Invalid value for enum")],
+      [
+        `${list("addressLogs")}?topic=0x12`,
+        invalid("/topic", "Invalid format. Expected ~r/^0x([A-Fa-f0-9]{64})$/"),
+      ],
+      [`${list("addressTokenTransfers")}?token=0x12`, invalid("/token", addressDetail)],
+      [
+        `${list("addressTransactions")}?block_number=abc`,
+        invalid("/block_number", "Invalid integer. Got: string"),
+      ],
+      [`${list("addressLogs")}?index=1.5`, invalid("/index", "Invalid integer. Got: string")],
+      [`${list("blockWithdrawals")}?index=-1`, invalid("/index", "Invalid integer. Got: string")],
     ];
     for (const [url, entry] of cases) {
       const response = await get(url);
@@ -96,7 +113,7 @@ describe.each(databaseKinds)("the error catalogue on %s", (kind) => {
   });
 
   it("answers one 422 entry per bad parameter", async () => {
-    const response = await get(`${lists[1]}?filter=x&sort=y`);
+    const response = await get(`${list("addressTransactions")}?filter=x&sort=y`);
     expect(response.body).toEqual({
       errors: [invalid("/filter", "Invalid value for enum"), invalid("/sort", "Invalid value for enum")],
     });
@@ -113,7 +130,7 @@ describe.each(databaseKinds)("the error catalogue on %s", (kind) => {
   });
 
   it("lists nothing for a valid but unknown address", async () => {
-    for (const path of lists.filter((list) => list.includes(unknownAddress))) {
+    for (const path of lists.filter((path) => path.includes(unknownAddress))) {
       const response = await get(path);
       expect(response.status, path).toBe(200);
       expect(response.body, path).toEqual({ items: [], next_page_params: null });
@@ -149,7 +166,7 @@ describe.each(databaseKinds)("the error catalogue on %s", (kind) => {
   it("sends JSON, CORS and a request id with every answer, and answers a preflight", async () => {
     for (const url of [
       ...lists,
-      `${lists[1]}?filter=x`,
+      `${list("addressTransactions")}?filter=x`,
       "/api/v2/nothing",
       `/api/v2/tokens/${unknownAddress}/holders`,
     ]) {
@@ -161,7 +178,7 @@ describe.each(databaseKinds)("the error catalogue on %s", (kind) => {
     }
     const preflight = await chain.app.inject({
       method: "OPTIONS",
-      url: lists[1],
+      url: list("addressTransactions"),
       headers: { origin: "https://example.org", "access-control-request-method": "GET" },
     });
     expect(preflight.statusCode).toBeLessThan(300);

@@ -1,12 +1,10 @@
+import type { Endpoint } from "../../src/api/define-endpoint.ts";
 import type { IndexedChain } from "../support/indexed-chain.ts";
 import { exactCursor, type Fetched, fetchJson } from "./demo-chain.ts";
 import { caseUrl, type ListCase, listCases } from "./list-cases.ts";
 
-/** The list endpoints of the contract (7 and 10 answer one object). */
-export const listEndpoints = [1, 2, 3, 4, 5, 6, 8, 9, 11, 12, 13];
-
 /** One fetched page of a list endpoint. */
-export type ListPage = { endpoint: number; page: Fetched };
+export type ListPage = { endpoint: Endpoint; page: Fetched };
 
 /** Pages fetched per request variant: the first, one in the middle and the last. */
 async function pagesOf(chain: IndexedChain, entry: ListCase): Promise<Fetched[]> {
@@ -45,8 +43,8 @@ export function distinct(problems: string[]): string[] {
 }
 
 /** The pages of `endpoint` among `pages`; throws where there is none, which would make a check vacuous. */
-export function pagesOfEndpoint(pages: ListPage[], endpoint: number): Fetched[] {
+export function pagesOfEndpoint(pages: ListPage[], endpoint: Endpoint): Fetched[] {
   const own = pages.filter((entry) => entry.endpoint === endpoint).map((entry) => entry.page);
-  if (own.length === 0) throw new Error(`no page of endpoint ${endpoint} was fetched`);
+  if (own.length === 0) throw new Error(`no page of ${endpoint.schema.operationId} was fetched`);
   return own;
 }

@@ -10,6 +10,8 @@ export type DocumentField = { name: string; type: string };
 /** What the document says: objects by lowercase name, each endpoint's body object and cursor keys. */
 export type InterfaceDocument = {
   objects: Map<string, DocumentField[]>;
+  /** Endpoint number → its path as the document writes it (`/api/v2/addresses/{address_hash}/tokens`). */
+  paths: Map<number, string>;
   /** Endpoint number → the object its items (or its body, for 7 and 10) are. */
   bodies: Map<number, { object: string; list: boolean }>;
   /** Endpoint number → the keys of `next_page_params` with their types. */
@@ -64,6 +66,7 @@ export function readInterfaceDocument(
   text = readFileSync(sharedPath(interfaceDocument), "utf8"),
 ): InterfaceDocument {
   const objects = new Map<string, DocumentField[]>();
+  const paths = new Map<number, string>();
   const bodies = new Map<number, { object: string; list: boolean }>();
   const cursors = new Map<number, DocumentField[]>();
   let heading = "";
@@ -94,12 +97,13 @@ export function readInterfaceDocument(
     else if (cells[0] === "#" && cells[1] === "Keys of next_page_params") table = "cursors";
     else if (table === "fields") objects.set(heading, [...(objects.get(heading) ?? []), fieldOf(cells)]);
     else if (table === "endpoints") {
+      paths.set(Number(cells[0]), cells[1].replaceAll("`", ""));
       const body = cells[4].replace(/\(.*\)/, "").trim();
       const list = body.startsWith("items: ");
       bodies.set(Number(cells[0]), { object: objectName(body.replace(/^items: /, "")), list });
     } else if (table === "cursors") cursors.set(Number(cells[0]), inlineFields(cells[1]));
   }
-  return { objects, bodies, cursors };
+  return { objects, paths, bodies, cursors };
 }
 
 function fieldOf([name, type]: string[]): DocumentField {

@@ -1,4 +1,5 @@
 import type { Queryable } from "../client.ts";
+import { type DirectionFilter, receivedOrCreatedBits } from "../direction.ts";
 import { byteaParam } from "../table-rows.ts";
 import { hexColumn, keysetCondition } from "./keyset.ts";
 
@@ -21,12 +22,10 @@ export type InternalTransactionRow = {
 export type ListAddressInternalTransactionsParameters = {
   address: string;
   /** `from`: frames the address made; `to`: frames it received or that created it. */
-  filter?: "to" | "from";
+  filter?: DirectionFilter;
   cursor: { block_number?: number | null; transaction_index?: number | null; index?: number | null };
   limit: number;
 };
-
-const directionBits = { from: 1, to: 2 | 4 } as const;
 
 /**
  * One page of the internal transactions an address takes part in, newest first, from the
@@ -43,7 +42,7 @@ export async function listAddressInternalTransactions(
     "desc",
     3,
   );
-  const direction = filter ? `AND a.direction & ${directionBits[filter]} <> 0` : "";
+  const direction = filter ? `AND a.direction & ${receivedOrCreatedBits(filter)} <> 0` : "";
   return db.query<InternalTransactionRow>(
     `SELECT i.block_number, i.transaction_index, i.index, i.block_index,
        ${hexColumn("i.transaction_hash", "transaction_hash")}, i.type, ${hexColumn("i.from_address", "from_address")},

@@ -1,4 +1,5 @@
 import type { Queryable } from "../client.ts";
+import { type DirectionFilter, receivedOrCreatedBits } from "../direction.ts";
 import { byteaParam } from "../table-rows.ts";
 import { hexColumn, keysetCondition } from "./keyset.ts";
 
@@ -14,7 +15,7 @@ export type AddressTransactionsCursor = {
 export type ListAddressTransactionsParameters = {
   address: string;
   /** `from`: sent by the address; `to`: received by it or creating it. */
-  filter?: "to" | "from";
+  filter?: DirectionFilter;
   sort: TransactionSort;
   order: "asc" | "desc";
   cursor: AddressTransactionsCursor;
@@ -57,8 +58,6 @@ const sortColumns: Record<TransactionSort, string[]> = {
   fee: ["a.fee", "a.block_number", "a.transaction_index"],
 };
 
-const directionBits = { from: 1, to: 2 | 4 } as const;
-
 /** Columns of a transaction as the API renders it; `t` is transactions, `b` its block. */
 export const transactionColumns = `
   ${hexColumn("t.hash", "hash")}, t.block_number, ${hexColumn("t.block_hash", "block_hash")}, t.index,
@@ -85,7 +84,7 @@ export async function listAddressTransactions(
     fee: [cursor.fee, cursor.block_number, cursor.index],
   }[sort];
   const keyset = keysetCondition(columns, values, order, 3);
-  const direction = filter ? `AND a.direction & ${directionBits[filter]} <> 0` : "";
+  const direction = filter ? `AND a.direction & ${receivedOrCreatedBits(filter)} <> 0` : "";
   return db.query<TransactionRow>(
     `SELECT ${transactionColumns}
      FROM address_transactions a

@@ -1,4 +1,5 @@
 import type { Queryable } from "../client.ts";
+import { Direction, type DirectionFilter } from "../direction.ts";
 import { byteaParam } from "../table-rows.ts";
 import { hexColumn } from "./keyset.ts";
 import type { InstanceColumns } from "./token-balances.ts";
@@ -32,7 +33,8 @@ export type TokenTransfersCursor = {
 export type ListTokenTransfersParameters = {
   /** Transfers from or to this address (endpoint 13); all transfers when absent (endpoint 8). */
   address?: string;
-  filter?: "to" | "from";
+  /** `from`: sent by the address; `to`: received by it. */
+  filter?: DirectionFilter;
   /** Token contract to keep. */
   token?: string;
   /** Token types to keep (the token's type, e.g. ERC-404); empty keeps all. */
@@ -81,7 +83,7 @@ export async function listTokenTransfers(
   else {
     source = `${typed("address_token_transfers")} a JOIN token_transfers t ON t.block_number = a.block_number AND t.log_index = a.log_index`;
     where.push(`a.address = ${bind(byteaParam(address))}`);
-    if (filter) where.push(`a.direction & ${filter === "from" ? 1 : 2} <> 0`);
+    if (filter) where.push(`a.direction & ${Direction[filter]} <> 0`);
   }
   if (token !== undefined) where.push(`t.token_address = ${bind(byteaParam(token))}`);
   if (transactions !== undefined) {

@@ -1,0 +1,62 @@
+import type { Queryable } from "../../db/client.ts";
+import { findAddresses } from "../../db/queries/addresses.ts";
+import { type ListTokenHoldersParameters, listTokenHolders } from "../../db/queries/token-balances.ts";
+import { pageSize, toPage } from "../paging.ts";
+import { cursorDecimal, cursorValue, lowerHex } from "../params.ts";
+import { renderAddress } from "../views/address.ts";
+import { ExactNumber } from "../views/token.ts";
+
+/** The cursor keys of both holder lists (of a token, of one of its ids). */
+export type TokenHoldersQuery = { value?: string; address_hash?: string; token_id?: string };
+
+/** Largest uint256 has 78 digits; anything longer is held by no one. */
+const maxDigits = 78;
+
+/**
+ * One page of the holders of `token` (of its id `tokenId` when given), largest balance first, then
+ * holder address descending, after the cursor of `query`.
+ */
+export async function tokenHoldersPage(
+  db: Queryable,
+  {
+    token,
+    type,
+    tokenId,
+    query,
+  }: Omit<ListTokenHoldersParameters, "cursor" | "limit"> & { query: TokenHoldersQuery },
+) {
+  const value = cursorValue(query.value);
+  const cursorId = cursorDecimal(query.token_id);
+  const outOfRange = [tokenId, value?.split(".")[0], cursorId].some(
+    (digits) => digits && digits.length > maxDigits,
+  );
+  const rows = outOfRange
+    ? []
+    : await listTokenHolders(db, {
+        token,
+        type,
+        tokenId,
+        cursor: {
+          value,
+          holder: cursorDecimal(query.address_hash) === null ? null : lowerHex(query.address_hash as string),
+          token_id: cursorId,
+        },
+        limit: pageSize + 1,
+      });
+  const addresses = await findAddresses(
+    db,
+    rows.slice(0, pageSize).map((row) => row.holder),
+  );
+  return toPage(
+    rows,
+    (row) => {
+      const address = renderAddress(row.holder, addresses);
+      return { address, address_hash: address, value: row.value, token_id: row.token_id };
+    },
+    (last) => ({
+      address_hash: last.holder,
+      value: new ExactNumber(last.value),
+      ...(last.token_id === null ? {} : { token_id: last.token_id }),
+    }),
+  );
+}
