@@ -177,7 +177,7 @@ export function createIndexer({
       (await retryForever(() => eth_blockNumber(client), { what: "eth_blockNumber", logger, signal }));
     state.headBlock = head;
     const start = state.indexedBlock === null ? firstBlock : state.indexedBlock + 1n;
-    if (start > head) return reachedHead(target);
+    if (start > head) return reachedHead(target, signal);
 
     const ranges: [bigint, bigint][] = [];
     for (let from = start; from <= head; from += BigInt(rangeSize)) {
@@ -240,12 +240,22 @@ export function createIndexer({
         );
       }
     }
-    return reachedHead(target);
+    return reachedHead(target, signal);
   }
 
-  /** Catching up to the node's head (not to an explicit target) finishes ERC-4337's past RPC indexing. */
-  async function reachedHead(target: bigint | undefined): Promise<bigint | null> {
-    if (target === undefined && !pastRpcRecorded) {
+  /**
+   * Catching up to the node's head finishes ERC-4337's past RPC indexing, whether the head was asked for
+   * or given as the target; a target below the head does not.
+   */
+  async function reachedHead(target: bigint | undefined, signal?: AbortSignal): Promise<bigint | null> {
+    if (pastRpcRecorded) return state.indexedBlock;
+    const indexed = state.indexedBlock;
+    const reached =
+      target === undefined ||
+      (indexed !== null &&
+        indexed >=
+          (await retryForever(() => eth_blockNumber(client), { what: "eth_blockNumber", logger, signal })));
+    if (reached) {
       await recordPastRpcIndexed(db);
       pastRpcRecorded = true;
     }
