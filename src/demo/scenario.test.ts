@@ -28,7 +28,8 @@ import {
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Anvil, startAnvil } from "./anvil.ts";
 import { compileDemoContracts, readPackagedArtifacts } from "./compile.ts";
-import { create2Salt, runScenario, type ScenarioResult } from "./scenario.ts";
+import { create2Salt } from "./scenario/playground.ts";
+import { runScenario, type ScenarioResult } from "./scenario.ts";
 
 const timeout = 120_000;
 
