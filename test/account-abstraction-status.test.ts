@@ -7,6 +7,8 @@ import { createIndexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { indexNode } from "./support/index-node.ts";
+import { until } from "./support/until.ts";
 
 const path = "/api/v2/proxy/account-abstraction/status";
 const logger = createLogger("silent");
@@ -40,13 +42,8 @@ const group = (enabled: boolean, live: boolean, pastDb: boolean, pastRpc: boolea
   past_rpc_logs_indexing_finished: pastRpc,
 });
 
-async function waitFor(condition: () => Promise<boolean>, what: string) {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const waitFor = (condition: () => Promise<boolean>, what: string) =>
+  until(what, condition, { timeoutMs: 10_000, intervalMs: 20 });
 
 describe.each(databaseKinds)("endpoint 10 on %s", (kind) => {
   let test: TestDatabase;
@@ -134,12 +131,9 @@ describe.each(databaseKinds)(
   "user operations in logs stored before their entry points were configured (%s)",
   (kind) => {
     it("are read from the logs table at start, then past stored-log indexing is finished", async () => {
-      const test = await createTestDatabase(kind);
+      const { test } = await indexNode(kind, client, { entryPoints: none });
       const app = await createApiServer({ db: test.db });
       try {
-        const without = createIndexer({ client, db: test.db, logger, entryPoints: none });
-        await without.prepare();
-        await without.catchUp();
         const count = async () =>
           (await test.db.query<{ count: number }>("SELECT count(*)::int AS count FROM user_operations"))[0]
             .count;
@@ -173,10 +167,7 @@ describe.each(databaseKinds)(
         await all.catchUp();
         expect((await app.inject({ method: "GET", url: path })).json().finished_past_indexing).toBe(true);
 
-        const fresh = await createTestDatabase(kind);
-        const reference = createIndexer({ client, db: fresh.db, logger });
-        await reference.prepare();
-        await reference.catchUp();
+        const { test: fresh } = await indexNode(kind, client);
         const dump = "SELECT md5(string_agg(u::text, '|' ORDER BY hash)) AS digest FROM user_operations u";
         const [[ours], [theirs]] = [await test.db.query(dump), await fresh.db.query(dump)];
         await fresh.drop();

@@ -5,6 +5,7 @@ import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
+import { until } from "./support/until.ts";
 
 // A contract that emits LOG2(topic0 = calldata[0:32], topic1 = calldata[32:64]) with calldata[64:96] as data.
 const emitterInitCode = "0x6012600c60003960126000f360403560005260203560003560206000a200";
@@ -25,8 +26,9 @@ async function send(client: RpcClient, transaction: Record<string, unknown>): Pr
 async function buildChain(client: RpcClient): Promise<Fixture> {
   const [, a, b, sender] = await client.request<Hex[]>("eth_accounts");
   const creation = await send(client, { from: sender, data: emitterInitCode });
-  let receipt: { contractAddress: Hex } | null = null;
-  while (!receipt) receipt = await client.request("eth_getTransactionReceipt", [creation]);
+  const receipt = await until("the emitter's receipt", () =>
+    client.request<{ contractAddress: Hex } | null>("eth_getTransactionReceipt", [creation]),
+  );
   for (let i = 1; i <= 30; i++) await send(client, { from: a, to: b, value: toHex(i) });
   for (let i = 1; i <= 21; i++) await send(client, { from: b, to: a, value: toHex(100 + i) });
   for (let i = 0; i < 51; i++) {
@@ -35,8 +37,9 @@ async function buildChain(client: RpcClient): Promise<Fixture> {
   }
   // A second emitter: one log with tagX at two positions, one with the lookalike, one with tagX.
   const twinCreation = await send(client, { from: sender, data: emitterInitCode });
-  let twin: { contractAddress: Hex } | null = null;
-  while (!twin) twin = await client.request("eth_getTransactionReceipt", [twinCreation]);
+  const twin = await until("the second emitter's receipt", () =>
+    client.request<{ contractAddress: Hex } | null>("eth_getTransactionReceipt", [twinCreation]),
+  );
   for (const [topic0, topic1] of [
     [tagX, tagX],
     [ping, lookalike],

@@ -5,6 +5,7 @@ import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
+import { until } from "./support/until.ts";
 
 // CALL(gas, calldata[0:32] as address, callvalue, no input, no output), then STOP: the callee's failure is ignored.
 const relayInitCode = "0x600f600c600039600f6000f3600060006000600034600035" + "5af100";
@@ -15,8 +16,9 @@ const reverterInitCode = "0x6005600c60003960056000f360006000fd";
 
 async function sendAndWait(client: RpcClient, transaction: Record<string, unknown>) {
   const hash = await client.request<Hex>("eth_sendTransaction", [transaction]);
-  let receipt: { contractAddress: Hex | null; status: Hex } | null = null;
-  while (!receipt) receipt = await client.request("eth_getTransactionReceipt", [hash]);
+  const receipt = await until("a receipt", () =>
+    client.request<{ contractAddress: Hex | null; status: Hex } | null>("eth_getTransactionReceipt", [hash]),
+  );
   return { hash, ...receipt };
 }
 

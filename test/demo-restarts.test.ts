@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { until } from "./support/until.ts";
 
 const cli = join(import.meta.dirname, "../bin/sextant.js");
 /** The first start also plays the scenario, which takes longer on a busy machine; see the README. */
@@ -58,41 +59,36 @@ async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T
 }
 
 /** Resolves with what the started demo serves once its API answers; rejects on timeout or early exit. */
-async function servedChain(start: Start, port: number, timeoutMs: number): Promise<ChainView> {
-  const deadline = Date.now() + timeoutMs;
-  let exitCode: number | null | undefined;
-  start.exited.then((code) => {
-    exitCode = code;
-  });
-  for (;;) {
-    if (exitCode !== undefined)
-      throw new Error(`demo exited with ${exitCode}: ${start.stderr().slice(-2000)}`);
-    if (Date.now() > deadline)
-      throw new Error(`demo did not serve within ${timeoutMs} ms: ${start.stderr().slice(-2000)}`);
-    try {
+function servedChain(start: Start, port: number, timeoutMs: number): Promise<ChainView> {
+  return until(
+    () => `the demo to serve: ${start.stderr().slice(-2000)}`,
+    async (): Promise<ChainView | undefined> => {
       const response = await fetch(`http://127.0.0.1:${port}/api/v2/token-transfers`, {
         signal: AbortSignal.timeout(5_000),
       });
-      if (response.ok) {
-        const { items } = (await response.json()) as { items: unknown[] };
-        const { rpcUrl } = logged(start.stderr()).find((entry) => entry.rpcUrl) as { rpcUrl: string };
-        const [block0, block1] = await Promise.all(
-          ["0x0", "0x1"].map((n) =>
-            rpc<{ hash: string; parentHash: string }>(rpcUrl, "eth_getBlockByNumber", [n, false]),
-          ),
-        );
-        return {
-          block0: block0.hash,
-          block1Parent: block1.parentHash,
-          block1: block1.hash,
-          latestTransfer: items[0],
-        };
-      }
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+      if (!response.ok) return undefined;
+      const { items } = (await response.json()) as { items: unknown[] };
+      const { rpcUrl } = logged(start.stderr()).find((entry) => entry.rpcUrl) as { rpcUrl: string };
+      const [block0, block1] = await Promise.all(
+        ["0x0", "0x1"].map((n) =>
+          rpc<{ hash: string; parentHash: string }>(rpcUrl, "eth_getBlockByNumber", [n, false]),
+        ),
+      );
+      return {
+        block0: block0.hash,
+        block1Parent: block1.parentHash,
+        block1: block1.hash,
+        latestTransfer: items[0],
+      };
+    },
+    {
+      timeoutMs,
+      intervalMs: 250,
+      failOn: start.exited.then((code) =>
+        Promise.reject(new Error(`demo exited with ${code}: ${start.stderr().slice(-2000)}`)),
+      ),
+    },
+  );
 }
 
 /** Processes whose command line runs anvil on this data dir: anvil itself and its supervisor. */
@@ -110,14 +106,12 @@ function anvilsOf(dataDir: string): string[] {
   return found;
 }
 
-async function waitUntilNoAnvil(dataDir: string): Promise<string[]> {
-  const deadline = Date.now() + stopTimeoutMs;
-  let left = anvilsOf(dataDir);
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    left = anvilsOf(dataDir);
-  }
-  return left;
+/** The anvils on `dataDir` once there are none or `stopTimeoutMs` passed. */
+async function anvilsLeft(dataDir: string): Promise<string[]> {
+  const gone = async () => anvilsOf(dataDir).length === 0;
+  // Running out of time is no failure here: the caller's assertion names the anvils left.
+  await until("the anvils to stop", gone, stopTimeoutMs).catch(() => {});
+  return anvilsOf(dataDir);
 }
 
 describe("sextant demo restarts", () => {
@@ -160,7 +154,7 @@ describe("sextant demo restarts", () => {
       ]);
       expect(code).toBe(signal === "SIGKILL" ? null : 0);
       running = undefined;
-      expect(await waitUntilNoAnvil(dataDir)).toEqual([]);
+      expect(await anvilsLeft(dataDir)).toEqual([]);
     }
   }, 700_000);
 });

@@ -4,57 +4,49 @@ import { toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readCheckpoint } from "../src/db/write-range.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
-import { createIndexer } from "../src/indexer/create-indexer.ts";
-import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
-import { createTestDatabase, type TestDatabase } from "./support/databases.ts";
+import { type FollowedNode, followNode } from "./support/index-node.ts";
+import { until } from "./support/until.ts";
 
 describe("following the head", () => {
   let anvil: Anvil;
-  let test: TestDatabase;
+  let indexed: FollowedNode | undefined;
 
   beforeAll(async () => {
     anvil = await startAnvil();
-    test = await createTestDatabase("pglite");
   });
   afterAll(async () => {
-    await test?.drop();
+    await indexed?.drop();
     await anvil?.stop();
   });
 
   it("indexes blocks mined after catch-up, within a few poll intervals", async () => {
     const client = createRpcClient({ url: anvil.rpcUrl });
-    const indexer = createIndexer({
-      client,
-      db: test.db,
-      logger: createLogger("silent"),
-      pollIntervalMs: 50,
-    });
-    await indexer.prepare();
-    const controller = new AbortController();
-    const running = indexer.run(controller.signal);
-    const waitFor = async (condition: () => Promise<boolean>) => {
-      const deadline = Date.now() + 10_000;
-      while (!(await condition())) {
-        if (Date.now() > deadline) throw new Error("timed out");
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    };
-    await waitFor(async () => indexer.status().following);
+    indexed = await followNode("pglite", client, { pollIntervalMs: 50 });
+    const { test, indexer } = indexed;
+    const options = { timeoutMs: 10_000, intervalMs: 25 };
+    await until("catch-up", async () => indexer.status().following, options);
     const [from, to] = await client.request<string[]>("eth_accounts");
     const hash = await client.request<string>("eth_sendTransaction", [{ from, to, value: toHex(7) }]);
-    await waitFor(async () => {
-      const rows = await test.db.query("SELECT 1 FROM transactions WHERE hash = $1", [
-        Buffer.from(hash.slice(2), "hex"),
-      ]);
-      return rows.length === 1;
-    });
+    await until(
+      "the transaction to be indexed",
+      async () => {
+        const rows = await test.db.query("SELECT 1 FROM transactions WHERE hash = $1", [
+          Buffer.from(hash.slice(2), "hex"),
+        ]);
+        return rows.length === 1;
+      },
+      options,
+    );
     await client.request("anvil_mine", ["0x5"]);
     const head = BigInt(await client.request<string>("eth_blockNumber"));
-    await waitFor(async () => (await readCheckpoint(test.db)) === head);
+    await until(
+      "the mined blocks to be indexed",
+      async () => (await readCheckpoint(test.db)) === head,
+      options,
+    );
     expect(indexer.status()).toMatchObject({ indexedBlock: head, following: true });
-    controller.abort();
-    await running;
+    await indexed.stop();
   });
 });
 

@@ -2,10 +2,9 @@ import { encodeDeployData, encodeFunctionData, type Hex, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { type Artifacts, compileDemoContracts } from "../src/demo/compile.ts";
-import { createIndexer, type Indexer } from "../src/indexer/create-indexer.ts";
-import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
-import { createTestDatabase, databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { type FollowedNode, followNode } from "./support/index-node.ts";
 import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
 import { until } from "./support/until.ts";
 
@@ -20,10 +19,8 @@ const waitFor = (condition: () => Promise<boolean>, what: string) => until(what,
 describe.each(databaseKinds)("holder counters across reorganizations on %s", (kind) => {
   let anvil: Anvil;
   let client: RpcClient;
+  let indexed: FollowedNode;
   let test: TestDatabase;
-  let indexer: Indexer;
-  const controller = new AbortController();
-  let running: Promise<void>;
   let accounts: Hex[];
   let artifacts: Artifacts;
   const tokens = {} as Record<"fungible" | "collectible" | "multi", Hex>;
@@ -143,21 +140,11 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
     await send(owner, tokens.multi, call("DemoMultiToken", "mint", [accounts[1], 2n, 1n, "0x"]));
     await send(owner, tokens.multi, call("DemoMultiToken", "mint", [accounts[2], 1n, 2n, "0x"]));
 
-    test = await createTestDatabase(kind);
-    indexer = createIndexer({
-      client,
-      db: test.db,
-      logger: createLogger("silent"),
-      pollIntervalMs: 20,
-      rangeSize: 5,
-    });
-    await indexer.prepare();
-    running = indexer.run(controller.signal);
+    indexed = await followNode(kind, client, { pollIntervalMs: 20, rangeSize: 5 });
+    test = indexed.test;
   }, 120_000);
   afterAll(async () => {
-    controller.abort();
-    await running;
-    await test?.drop();
+    await indexed?.drop();
     await anvil?.stop();
   });
 

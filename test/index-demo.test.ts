@@ -8,8 +8,6 @@ import {
 } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { Direction } from "../src/db/direction.ts";
-import { createIndexer } from "../src/indexer/create-indexer.ts";
-import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { eth_call } from "../src/rpc/eth_call.ts";
 import { eth_getBlockByNumber } from "../src/rpc/eth_getBlockByNumber.ts";
@@ -18,7 +16,8 @@ import { eth_getCode } from "../src/rpc/eth_getCode.ts";
 import { trace_block } from "../src/rpc/trace_block.ts";
 import type { RpcFullBlock, RpcReceipt } from "../src/rpc/types.ts";
 import { expectBlocksMatch, expectLogsMatch, expectTransactionsMatch } from "./support/compare-with-node.ts";
-import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { indexNode } from "./support/index-node.ts";
 
 describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
   const client = createRpcClient({ url: inject("demoRpcUrl") });
@@ -28,17 +27,10 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
   let receipts: RpcReceipt[][];
 
   beforeAll(async () => {
-    test = await createTestDatabase(kind);
     // Small ranges and several in flight, so the pipeline's ordering is exercised.
-    const indexer = createIndexer({
-      client,
-      db: test.db,
-      logger: createLogger("silent"),
-      rangeSize: 7,
-      concurrency: 3,
-    });
-    await indexer.prepare();
-    head = (await indexer.catchUp()) as bigint;
+    const indexed = await indexNode(kind, client, { rangeSize: 7, concurrency: 3 });
+    test = indexed.test;
+    head = indexed.head as bigint;
     const numbers = Array.from({ length: Number(head) + 1 }, (_, i) => BigInt(i));
     blocks = (await eth_getBlockByNumber(client, { blocks: numbers })) as RpcFullBlock[];
     receipts = (await eth_getBlockReceipts(client, { blocks: numbers })) as RpcReceipt[][];

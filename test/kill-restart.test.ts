@@ -9,6 +9,8 @@ import { createIndexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, type DatabaseKind, databaseKinds, fingerprint } from "./support/databases.ts";
+import { indexNode } from "./support/index-node.ts";
+import { until } from "./support/until.ts";
 
 const cli = join(import.meta.dirname, "../bin/sextant.js");
 
@@ -25,8 +27,9 @@ async function buildChain(client: RpcClient) {
     last = await client.request<string>("eth_sendTransaction", [transaction]);
   }
   // anvil answers before mining, and when busy it packs several pending transactions into one block.
-  while (!(await client.request("eth_getTransactionReceipt", [last])))
-    await new Promise((r) => setTimeout(r, 20));
+  await until("the last receipt", () => client.request("eth_getTransactionReceipt", [last]), {
+    intervalMs: 20,
+  });
 }
 
 /** Resolves with the indexer child once it logged a written range ending at `block` or later. */
@@ -60,12 +63,10 @@ describe.each(databaseKinds)("a stop during catch-up on %s", (kind: DatabaseKind
     anvil = await startAnvil();
     client = createRpcClient({ url: anvil.rpcUrl });
     await buildChain(client);
-    const reference = await createTestDatabase(kind);
-    const referenceIndexer = createIndexer({ client, db: reference.db, logger, rangeSize: 10 });
-    await referenceIndexer.prepare();
-    head = (await referenceIndexer.catchUp()) as bigint;
-    expected = await fingerprint(reference.db);
-    await reference.drop();
+    const reference = await indexNode(kind, client, { rangeSize: 10 });
+    head = reference.head as bigint;
+    expected = await fingerprint(reference.test.db);
+    await reference.test.drop();
   });
   afterAll(() => anvil?.stop());
 

@@ -10,6 +10,7 @@ import { createMetadataFetcher } from "../src/indexer/create-metadata-fetcher.ts
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { until } from "./support/until.ts";
 
 // One contract serves as both kinds: `tokenURI` reverts for an id never set, `uri` answers a template.
 const source = `
@@ -59,11 +60,14 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
   async function transact(to: Address | undefined, data: Hex): Promise<Address | null> {
     const hash = await client.request<Hex>("eth_sendTransaction", [{ from: account, to, data }]);
     // Anvil mines each transaction at once, but its receipt can take a moment to appear.
-    let receipt: { status: Hex; contractAddress: Address | null } | null = null;
-    while (!receipt) {
-      receipt = await client.request("eth_getTransactionReceipt", [hash]);
-      if (!receipt) await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    const receipt = await until(
+      "a receipt",
+      () =>
+        client.request<{ status: Hex; contractAddress: Address | null } | null>("eth_getTransactionReceipt", [
+          hash,
+        ]),
+      { intervalMs: 10 },
+    );
     if (receipt.status !== "0x1") throw new Error("transaction failed");
     return receipt.contractAddress;
   }

@@ -5,6 +5,7 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "./support/until.ts";
 
 const cli = join(import.meta.dirname, "../bin/sextant.js");
 
@@ -24,11 +25,16 @@ async function startThenStop(rpc: string, expected: string) {
   });
   const exited = once(child, "exit");
   try {
-    const deadline = Date.now() + 60_000;
-    while (!log.includes(expected)) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no "${expected}" in:\n${log}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await until(
+      () => `"${expected}" in the log:\n${log}\n`,
+      async () => log.includes(expected),
+      {
+        timeoutMs: 60_000,
+        failOn: exited.then(() =>
+          Promise.reject(new Error(`exited without "${expected}" in the log:\n${log}`)),
+        ),
+      },
+    );
     const stoppedAt = Date.now();
     child.kill("SIGTERM");
     const [code] = await exited;

@@ -19,11 +19,11 @@ import { renderAddress } from "../src/api/views/address.ts";
 import { findAddresses } from "../src/db/queries/addresses.ts";
 import { readCheckpoint } from "../src/db/write-range.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
-import { createIndexer, type Indexer } from "../src/indexer/create-indexer.ts";
 import { eip1822ProxiableSlot } from "../src/indexer/detect-proxies.ts";
-import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
-import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { databaseKinds } from "./support/databases.ts";
+import { type FollowedNode, followNode } from "./support/index-node.ts";
+import { until } from "./support/until.ts";
 
 const gasPrice = toHex(10_000_000_000n);
 const adminSlot: Hex = "0xb53127684a568b3173ae13b9f8a6016e243e63b6e8ee1178d6a717850b5d6103";
@@ -48,55 +48,39 @@ function proxiableCode(implementation: Address): Hex {
   return `0x73${implementation.slice(2)}7f${eip1822ProxiableSlot.slice(2)}556025604360003960256000f37f${eip1822ProxiableSlot.slice(2)}545af400`;
 }
 
-async function waitFor(condition: () => Promise<boolean>, what: string) {
-  const deadline = Date.now() + 20_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** Polls `probe` every 25 ms until it answers, for up to 20 s. */
+const waitFor = <T>(probe: () => Promise<T>, what: string) =>
+  until(what, probe, { timeoutMs: 20_000, intervalMs: 25 });
 
 /** An indexer following `client` into a fresh database, with helpers to send and read back. */
 function followChain(kind: (typeof databaseKinds)[number], getClient: () => RpcClient) {
-  const state = {} as { test: TestDatabase; indexer: Indexer; running: Promise<void>; account: Address };
-  const controller = new AbortController();
+  const state = {} as { indexed: FollowedNode; account: Address };
   const send = async (transaction: { to?: Address; data: Hex }) => {
     const client = getClient();
     const hash = await client.request<Hex>("eth_sendTransaction", [
       { from: state.account, gasPrice, gas: toHex(5_000_000), ...transaction },
     ]);
-    let receipt: { contractAddress: Address | null; blockNumber: Hex; status: Hex } | null = null;
-    await waitFor(async () => {
-      receipt = await client.request("eth_getTransactionReceipt", [hash]);
-      return receipt !== null;
-    }, "a receipt");
-    return receipt as unknown as { contractAddress: Address | null; blockNumber: Hex; status: Hex };
+    return waitFor(
+      () =>
+        client.request<{ contractAddress: Address | null; blockNumber: Hex; status: Hex } | null>(
+          "eth_getTransactionReceipt",
+          [hash],
+        ),
+      "a receipt",
+    );
   };
   const deploy = async (data: Hex) => getAddress((await send({ data })).contractAddress as Address);
   const caughtUp = async () => {
     const head = BigInt(await getClient().request<Hex>("eth_blockNumber"));
-    await waitFor(async () => (await readCheckpoint(state.test.db)) === head, "the indexer");
+    await waitFor(async () => (await readCheckpoint(state.indexed.test.db)) === head, "the indexer");
   };
   const addressOf = async (address: Address) =>
-    renderAddress(address.toLowerCase(), await findAddresses(state.test.db, [address.toLowerCase()]));
+    renderAddress(address.toLowerCase(), await findAddresses(state.indexed.test.db, [address.toLowerCase()]));
   const start = async () => {
     state.account = (await getClient().request<Address[]>("eth_accounts"))[0];
-    state.test = await createTestDatabase(kind);
-    state.indexer = createIndexer({
-      client: getClient(),
-      db: state.test.db,
-      logger: createLogger("silent"),
-      pollIntervalMs: 20,
-      rangeSize: 5,
-    });
-    await state.indexer.prepare();
-    state.running = state.indexer.run(controller.signal);
+    state.indexed = await followNode(kind, getClient(), { pollIntervalMs: 20, rangeSize: 5 });
   };
-  const stop = async () => {
-    controller.abort();
-    await state.running;
-    await state.test?.drop();
-  };
+  const stop = () => state.indexed?.drop();
   return { state, send, deploy, caughtUp, addressOf, start, stop };
 }
 
@@ -198,7 +182,7 @@ describe.each(databaseKinds)("proxy detection on %s", (kind) => {
     // The API shows the same address object wherever the proxy appears.
     await chain.send({ to: transparent, data: "0x" });
     await chain.caughtUp();
-    const app = await createApiServer({ db: chain.state.test.db });
+    const app = await createApiServer({ db: chain.state.indexed.test.db });
     const { items } = (await app.inject(`/api/v2/addresses/${transparent}/transactions`)).json();
     await app.close();
     expect(items[0].to).toMatchObject({ hash: transparent, proxy_type: "eip1967" });
@@ -211,14 +195,14 @@ describe.each(databaseKinds)("proxy detection on %s", (kind) => {
     const before = BigInt(await client.request<Hex>("eth_blockNumber"));
     await client.request("anvil_reorg", [3, []]);
     await waitFor(async () => {
-      const [row] = await chain.state.test.db.query<{ hash: string }>(
+      const [row] = await chain.state.indexed.test.db.query<{ hash: string }>(
         "SELECT '0x' || encode(hash, 'hex') AS hash FROM blocks WHERE number = $1",
         [Number(before)],
       );
       const node = await client.request<{ hash: string }>("eth_getBlockByNumber", ["latest", false]);
       return row?.hash === node.hash;
     }, "the reorganization");
-    const [{ above }] = await chain.state.test.db.query<{ above: number }>(
+    const [{ above }] = await chain.state.indexed.test.db.query<{ above: number }>(
       "SELECT count(*)::int AS above FROM proxies WHERE block_number > $1",
       [Number(before - 3n)],
     );

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readCheckpoint } from "../src/db/write-range.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { compileDemoContracts } from "../src/demo/compile.ts";
-import { createIndexer } from "../src/indexer/create-indexer.ts";
-import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { eth_blockNumber } from "../src/rpc/eth_blockNumber.ts";
-import { createTestDatabase, type TestDatabase } from "./support/databases.ts";
+import type { TestDatabase } from "./support/databases.ts";
+import { indexNode } from "./support/index-node.ts";
+import { until } from "./support/until.ts";
 
 describe("a node that keeps no historical state", () => {
   let anvil: Anvil;
@@ -26,7 +26,10 @@ describe("a node that keeps no historical state", () => {
       const hash = await client.request<Hex>("eth_sendTransaction", [
         { from: owner, gas: toHex(3_000_000), ...transaction },
       ]);
-      return client.request<{ contractAddress: Hex | null }>("eth_getTransactionReceipt", [hash]);
+      // anvil answers before mining: the receipt can take a moment on a busy machine.
+      return until("a receipt", () =>
+        client.request<{ contractAddress: Hex | null } | null>("eth_getTransactionReceipt", [hash]),
+      );
     };
     const deployed = await send({ data: encodeDeployData({ ...DemoToken, args: [owner] } as never) });
     token = getAddress(deployed.contractAddress as Hex);
@@ -36,7 +39,6 @@ describe("a node that keeps no historical state", () => {
     });
     // Old blocks now lie behind states the node no longer has.
     await client.request("anvil_mine", [toHex(20)]);
-    test = await createTestDatabase("pglite");
   }, 120_000);
   afterAll(async () => {
     await test?.drop();
@@ -49,10 +51,10 @@ describe("a node that keeps no historical state", () => {
       client.request("eth_call", [{ to: token, data: "0x06fdde03" }, toHex(tokenBlock)]),
     ).rejects.toThrow(/BlockOutOfRange/);
 
-    const indexer = createIndexer({ client, db: test.db, logger: createLogger("silent") });
-    await indexer.prepare();
     const head = await eth_blockNumber(client);
-    expect(await indexer.catchUp()).toBe(head);
+    const indexed = await indexNode("pglite", client);
+    test = indexed.test;
+    expect(indexed.head).toBe(head);
     expect(await readCheckpoint(test.db)).toBe(head);
 
     const [row] = await test.db.query<{ name: string; symbol: string; decimals: number; type: string }>(

@@ -4,10 +4,10 @@ import { createApiServer } from "../src/api/server.ts";
 import { readCheckpoint } from "../src/db/write-range.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { compileDemoContracts } from "../src/demo/compile.ts";
-import { createIndexer, type Indexer, ReorgTooDeepError } from "../src/indexer/create-indexer.ts";
-import { createLogger } from "../src/logger.ts";
+import { ReorgTooDeepError } from "../src/indexer/create-indexer.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
-import { createTestDatabase, databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { type FollowedNode, followNode } from "./support/index-node.ts";
 import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
 import { until } from "./support/until.ts";
 
@@ -19,10 +19,8 @@ const waitFor = (condition: () => Promise<boolean>, what: string) => until(what,
 describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
   let anvil: Anvil;
   let client: RpcClient;
+  let indexed: FollowedNode;
   let test: TestDatabase;
-  let indexer: Indexer;
-  const controller = new AbortController();
-  let running: Promise<void>;
   let accounts: Hex[];
   let token: Hex;
   let tokenCall: (functionName: "mint" | "transfer" | "burn", args: unknown[]) => Hex;
@@ -99,22 +97,12 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
       async () => !!(await client.request("eth_getTransactionReceipt", [last])),
       "the last receipt",
     );
-    test = await createTestDatabase(kind);
-    indexer = createIndexer({
-      client,
-      db: test.db,
-      logger: createLogger("silent"),
-      pollIntervalMs: 20,
-      rangeSize: 10,
-    });
-    await indexer.prepare();
-    running = indexer.run(controller.signal);
+    indexed = await followNode(kind, client, { pollIntervalMs: 20, rangeSize: 10 });
+    test = indexed.test;
     await caughtUp();
   });
   afterAll(async () => {
-    controller.abort();
-    await running;
-    await test?.drop();
+    await indexed?.drop();
     await anvil?.stop();
   });
 
@@ -200,28 +188,20 @@ describe("a reorganization deeper than the configured depth", () => {
   it("stops the indexer with a clear error instead of guessing", async () => {
     const anvil = await startAnvil();
     const client = createRpcClient({ url: anvil.rpcUrl });
-    const test = await createTestDatabase("pglite");
+    let indexed: FollowedNode | undefined;
     try {
       await client.request("anvil_mine", ["0x14"]);
-      const indexer = createIndexer({
-        client,
-        db: test.db,
-        logger: createLogger("silent"),
-        pollIntervalMs: 20,
-        maxReorgDepth: 3,
-      });
-      await indexer.prepare();
-      const controller = new AbortController();
-      const running = indexer.run(controller.signal);
+      indexed = await followNode("pglite", client, { pollIntervalMs: 20, maxReorgDepth: 3 });
+      const { indexer, running, test } = indexed;
       await waitFor(async () => indexer.status().following, "catch-up");
       const [account] = await client.request<Hex[]>("eth_accounts");
       await client.request("anvil_reorg", [6, [[{ from: account, to: account, value: "0x1", gasPrice }, 0]]]);
       await expect(running).rejects.toThrow(ReorgTooDeepError);
       await expect(running).rejects.toThrow("more than 3 blocks below block 20");
       expect(await readCheckpoint(test.db)).toBe(20n);
-      controller.abort();
     } finally {
-      await test.drop();
+      // The run is over, ended by the error above: only its database is left to drop.
+      await indexed?.test.drop();
       await anvil.stop();
     }
   });

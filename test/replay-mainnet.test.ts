@@ -1,17 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
-import { createIndexer } from "../src/indexer/create-indexer.ts";
-import { createLogger } from "../src/logger.ts";
-import { createRpcClient } from "../src/rpc/client.ts";
 import type { RpcFullBlock, RpcReceipt } from "../src/rpc/types.ts";
 import { expectBlocksMatch, expectLogsMatch, expectTransactionsMatch } from "./support/compare-with-node.ts";
-import {
-  createTestDatabase,
-  type DatabaseKind,
-  databaseKinds,
-  fingerprint,
-  type TestDatabase,
-} from "./support/databases.ts";
+import { type DatabaseKind, databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { indexNode } from "./support/index-node.ts";
 import { type ReplayNode, startReplayNode } from "./support/replay-node.ts";
 import { readRecording } from "./support/rpc-recordings.ts";
 
@@ -29,15 +21,8 @@ async function replayIntoNewDatabase(kind: DatabaseKind, { withoutBlockReceipts 
     recordings: [...blockRecording, ...receiptsRecording],
     withoutBlockReceipts,
   });
-  const test = await createTestDatabase(kind);
-  const indexer = createIndexer({
-    client: createRpcClient({ url: node.url }),
-    db: test.db,
-    logger: createLogger("silent"),
-    firstBlock: 18_000_000n,
-  });
-  await indexer.prepare();
-  expect(await indexer.catchUp(18_000_000n)).toBe(18_000_000n);
+  const { test, head } = await indexNode(kind, node.url, { firstBlock: 18_000_000n, head: 18_000_000n });
+  expect(head).toBe(18_000_000n);
   return { node, test };
 }
 

@@ -4,10 +4,9 @@ import { listAddressTransactions } from "../src/db/queries/address-transactions.
 import { decodeRevertReason } from "../src/decode/revert-reason.ts";
 import { compileDemoContracts } from "../src/demo/compile.ts";
 import type { ScenarioResult } from "../src/demo/scenario.ts";
-import { createIndexer } from "../src/indexer/create-indexer.ts";
-import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
-import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { indexNode } from "./support/index-node.ts";
 
 type StoredTransaction = {
   hash: Hex;
@@ -30,16 +29,7 @@ describe.each(databaseKinds)("revert output of the demo chain's failed transacti
     playgroundAbi = (await compileDemoContracts()).Playground.abi;
     const head = BigInt(await client.request<string>("eth_blockNumber"));
     for (const tracer of tracers) {
-      const test = await createTestDatabase(kind);
-      const indexer = createIndexer({
-        client,
-        db: test.db,
-        logger: createLogger("silent"),
-        tracer,
-        rangeSize: 50,
-      });
-      await indexer.prepare();
-      await indexer.catchUp(head);
+      const { test } = await indexNode(kind, client, { tracer, rangeSize: 50, head });
       const rows = await test.db.query<StoredTransaction>(
         `SELECT '0x' || encode(hash, 'hex') AS hash, '0x' || encode(from_address, 'hex') AS "from", status, error,
                 '0x' || encode(revert_output, 'hex') AS revert_output

@@ -2,12 +2,12 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { runScenario } from "../src/demo/scenario.ts";
-import { createIndexer } from "../src/indexer/create-indexer.ts";
-import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { sleep } from "../src/sleep.ts";
-import { createTestDatabase, type DatabaseKind, databaseKinds, fingerprint } from "./support/databases.ts";
+import { type DatabaseKind, databaseKinds, fingerprint } from "./support/databases.ts";
 import { faultKinds, startFaultProxy } from "./support/fault-proxy.ts";
+import { type FollowedNode, followNode, indexNode } from "./support/index-node.ts";
+import { until } from "./support/until.ts";
 
 type LogLine = { level: number; msg: string; what?: string; error?: string };
 
@@ -19,20 +19,6 @@ function capturingLogger() {
     { write: (line: string) => lines.push(JSON.parse(line)) },
   );
   return { logger, lines };
-}
-
-/** Resolves once `condition` holds; rejects when `running` rejects first or `timeoutMs` passes. */
-async function until(condition: () => boolean, running: Promise<unknown>, timeoutMs: number): Promise<void> {
-  let failure: unknown;
-  running.catch((error) => {
-    failure = error;
-  });
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (failure) throw failure;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(10);
-  }
 }
 
 describe.each(databaseKinds)("indexing through a faulty node on %s", (kind: DatabaseKind) => {
@@ -47,37 +33,27 @@ describe.each(databaseKinds)("indexing through a faulty node on %s", (kind: Data
   afterAll(() => anvil?.stop());
 
   it("rides out every fault and ends with exactly the rows of a clean run", async () => {
-    const clean = await createTestDatabase(kind);
-    const cleanIndexer = createIndexer({
-      client: createRpcClient({ url: anvil.rpcUrl }),
-      db: clean.db,
-      logger: createLogger("silent"),
-      rangeSize: 5,
-    });
-    await cleanIndexer.prepare();
-    expect(await cleanIndexer.catchUp(head)).toBe(head);
-    const expected = await fingerprint(clean.db);
-    await clean.drop();
+    const clean = await indexNode(kind, anvil.rpcUrl, { rangeSize: 5, head });
+    expect(clean.head).toBe(head);
+    const expected = await fingerprint(clean.test.db);
+    await clean.test.drop();
 
     const proxy = await startFaultProxy({ target: anvil.rpcUrl, faults: faultKinds, rate: 0.15, seed: 42 });
-    const faulty = await createTestDatabase(kind);
     const { logger, lines } = capturingLogger();
-    const indexer = createIndexer({
-      // A short timeout, so held requests cost little; short client retries, so some faults reach the indexer.
-      client: createRpcClient({ url: proxy.url, timeoutMs: 300, retryDelayMs: 5 }),
-      db: faulty.db,
-      logger,
-      rangeSize: 5,
-      pollIntervalMs: 50,
-    });
-    const controller = new AbortController();
+    let faulty: FollowedNode | undefined;
     try {
-      await indexer.prepare();
-      const running = indexer.run(controller.signal);
+      faulty = await followNode(
+        kind,
+        // A short timeout, so held requests cost little; short client retries, so some faults reach the indexer.
+        createRpcClient({ url: proxy.url, timeoutMs: 300, retryDelayMs: 5 }),
+        { logger, rangeSize: 5, pollIntervalMs: 50 },
+      );
+      const { indexer, running } = faulty;
       const indexed = () => indexer.status().indexedBlock ?? -1n;
+      const options = { intervalMs: 10, failOn: running };
 
       // The node stops mid-run for 30 s, refusing connections, then comes back.
-      await until(() => indexed() >= 20n, running, 30_000);
+      await until("block 20", async () => indexed() >= 20n, { ...options, timeoutMs: 30_000 });
       await proxy.setDown(true);
       await sleep(30_000);
       expect(indexed()).toBeLessThan(head);
@@ -86,11 +62,14 @@ describe.each(databaseKinds)("indexing through a faulty node on %s", (kind: Data
       // Done once the head is stored and every burst of node errors ended in a recovery.
       const warnings = () => lines.filter((line) => line.msg === "node error, retrying");
       const recoveries = () => lines.filter((line) => line.msg === "recovered after node errors");
-      await until(() => indexed() === head && warnings().length === recoveries().length, running, 45_000);
-      controller.abort();
-      await running;
+      await until(
+        "the head, every burst of node errors recovered",
+        async () => indexed() === head && warnings().length === recoveries().length,
+        { ...options, timeoutMs: 45_000 },
+      );
+      await faulty.stop();
 
-      expect(await fingerprint(faulty.db)).toEqual(expected);
+      expect(await fingerprint(faulty.test.db)).toEqual(expected);
       for (const fault of faultKinds) expect(proxy.counts[fault], fault).toBeGreaterThan(0);
       expect(warnings().some((line) => line.error?.includes("cannot reach"))).toBe(true);
       // One warning when a burst starts and one line when it ends, never a line per failed attempt.
@@ -104,9 +83,11 @@ describe.each(databaseKinds)("indexing through a faulty node on %s", (kind: Data
         }
       }
     } finally {
-      controller.abort();
-      await proxy.close();
-      await faulty.drop();
+      try {
+        await faulty?.drop();
+      } finally {
+        await proxy.close();
+      }
     }
   }, 240_000);
 });

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Tracer } from "../src/indexer/choose-tracer.ts";
-import { createIndexer } from "../src/indexer/create-indexer.ts";
-import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
-import { createTestDatabase, databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { indexNode } from "./support/index-node.ts";
 
 describe.each(databaseKinds)("internal transactions of the demo chain on %s", (kind) => {
   const client = createRpcClient({ url: inject("demoRpcUrl") });
@@ -12,16 +11,7 @@ describe.each(databaseKinds)("internal transactions of the demo chain on %s", (k
   beforeAll(async () => {
     const head = BigInt(await client.request<string>("eth_blockNumber"));
     for (const tracer of ["parity", "callTracer", "none"] as const) {
-      const test = await createTestDatabase(kind);
-      const indexer = createIndexer({
-        client,
-        db: test.db,
-        logger: createLogger("silent"),
-        tracer,
-        rangeSize: 25,
-      });
-      await indexer.prepare();
-      await indexer.catchUp(head);
+      const { test } = await indexNode(kind, client, { tracer, rangeSize: 25, head });
       databases.set(tracer, test);
     }
   });

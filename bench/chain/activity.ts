@@ -10,7 +10,7 @@ import {
   toHex,
 } from "viem";
 import type { Artifacts } from "../../src/demo/compile.ts";
-import type { ScenarioContracts } from "../../src/demo/scenario.ts";
+import type { ScenarioContracts } from "../../src/demo/scenario/context.ts";
 
 /** The kinds of transaction the benchmark chain mixes, with their weight in a block (out of 100). */
 export const activityWeights = {

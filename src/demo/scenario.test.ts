@@ -27,7 +27,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { aaveV3PoolAbi } from "../decode/builtin-abis.ts";
 import { type Anvil, startAnvil } from "./anvil.ts";
 import { compileDemoContracts, readPackagedArtifacts } from "./compile.ts";
-import { create2Salt, runScenario, type ScenarioResult } from "./scenario.ts";
+import { create2Salt } from "./scenario/playground.ts";
+import { runScenario, type ScenarioResult } from "./scenario.ts";
 
 const timeout = 120_000;
 

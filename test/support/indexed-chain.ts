@@ -1,13 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { type CreateApiServerParameters, createApiServer } from "../../src/api/server.ts";
-import {
-  type CreateIndexerParameters,
-  createIndexer,
-  type Indexer,
-} from "../../src/indexer/create-indexer.ts";
-import { createLogger } from "../../src/logger.ts";
+import type { Indexer } from "../../src/indexer/create-indexer.ts";
 import type { RpcClient } from "../../src/rpc/client.ts";
-import { createTestDatabase, type DatabaseKind, type TestDatabase } from "./databases.ts";
+import type { DatabaseKind, TestDatabase } from "./databases.ts";
+import { type IndexNodeOptions, indexNode } from "./index-node.ts";
 
 export type IndexedChain = {
   test: TestDatabase;
@@ -21,19 +17,14 @@ export async function indexIntoNewDatabase(
   kind: DatabaseKind,
   client: RpcClient,
   {
-    head,
     api,
     ...options
-  }: Partial<Omit<CreateIndexerParameters, "client" | "db" | "logger">> & {
-    head?: bigint;
+  }: IndexNodeOptions & {
     /** Options of the API server, e.g. the protocols whose events become actions. */
     api?: Omit<CreateApiServerParameters, "db">;
   } = {},
 ): Promise<IndexedChain> {
-  const test = await createTestDatabase(kind);
-  const indexer = createIndexer({ client, db: test.db, logger: createLogger("silent"), ...options });
-  await indexer.prepare();
-  await indexer.catchUp(head);
+  const { test, indexer } = await indexNode(kind, client, options);
   const app = await createApiServer({ db: test.db, ...api });
   return {
     test,

@@ -1,9 +1,8 @@
 import type { Database } from "../../src/db/client.ts";
 import { readCheckpoint } from "../../src/db/write-range.ts";
-import { createIndexer } from "../../src/indexer/create-indexer.ts";
-import { createLogger } from "../../src/logger.ts";
 import type { RpcClient } from "../../src/rpc/client.ts";
-import { createTestDatabase, type DatabaseKind, fingerprint } from "./databases.ts";
+import { type DatabaseKind, fingerprint } from "./databases.ts";
+import { indexNode } from "./index-node.ts";
 import { until } from "./until.ts";
 
 /** Waits until `db` holds exactly the node's head block, by number and hash, as its checkpoint. */
@@ -30,13 +29,10 @@ export async function freshIndexFingerprint(
   client: RpcClient,
   kind: DatabaseKind,
 ): Promise<Record<string, string>> {
-  const fresh = await createTestDatabase(kind);
+  const { test } = await indexNode(kind, client);
   try {
-    const reference = createIndexer({ client, db: fresh.db, logger: createLogger("silent") });
-    await reference.prepare();
-    await reference.catchUp();
-    return await fingerprint(fresh.db);
+    return await fingerprint(test.db);
   } finally {
-    await fresh.drop();
+    await test.drop();
   }
 }

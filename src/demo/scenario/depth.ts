@@ -1,0 +1,92 @@
+import { type Address, getAddress, keccak256, slice, toHex } from "viem";
+import { call, required, type Scenario } from "./context.ts";
+import { mineTogether, type PlannedTransaction } from "./mine.ts";
+
+/** What the scenario's deep lists hold: more than a page each, with values a JSON double rounds. */
+export type ScenarioDepth = {
+  /** Addresses without keys that `token` was minted to: above 1e21, just above 2^60 and near 1e20, with ties. */
+  tokenHolders: Address[];
+  /** The `multiToken` id minted to more than a page of holders (`multiTokenIdHolders`). */
+  multiTokenId: bigint;
+  multiTokenIdHolders: Address[];
+  /** The account holding more than a page of `multiToken` ids (`multiTokenIds`), with amounts above 1e21. */
+  multiTokenIdsHolder: Address;
+  multiTokenIds: bigint[];
+};
+
+/** Largest integer a JSON double holds exactly is 2^53; 2^60 is well past it (doubles there step by 256). */
+const twoTo60 = 2n ** 60n;
+/** Transactions per block of {@link depthActivity}. */
+const depthBlockSize = 50;
+/** The issue's example of a value `String(JSON.parse(...))` prints as `4.994e+21`. */
+const above1e21 = 4_993_999_999_999_999_999_904n;
+
+/** `count` addresses no key controls (never senders), derived from `label`. */
+function keylessAddresses(label: string, count: number): Address[] {
+  return Array.from({ length: count }, (_, index) =>
+    getAddress(slice(keccak256(toHex(`sextant demo ${label} ${index}`)), 12)),
+  );
+}
+
+/**
+ * A run of `count` values counting down by one from `top`, where every fifth value repeats the one before
+ * (ties that only the address or id orders): all of them print as the same JSON double.
+ */
+function denseRun(top: bigint, count: number): bigint[] {
+  const values: bigint[] = [];
+  for (let index = 0; index < count; index++)
+    values.push(index % 5 === 2 ? values[index - 1] : top - BigInt(index));
+  return values;
+}
+
+/**
+ * Lists deeper than a page, so paging is exercised on the demo chain (endpoints 1, 6 and 9): `token` minted
+ * to 135 new holders (a dense run just below 4.994e21, one just above 2^60, and a few near 1e20), one
+ * `multiToken` id minted to 65 holders (a dense run above 2^60, then ties at 3), and 60 `multiToken` ids
+ * minted at once to one account with amounts just below 4.994e21, in pairs of equal amounts. The dense runs
+ * are long enough that page boundaries fall inside them wherever the other holders rank, so a cursor
+ * `value` sent back rounded lands between rows. The owner's mints, in blocks of {@link depthBlockSize}.
+ */
+export async function depthActivity(scenario: Scenario): Promise<ScenarioDepth> {
+  const { accounts } = scenario;
+  const [owner] = accounts;
+  const token = required(scenario.contracts.token);
+  const multiToken = required(scenario.contracts.multiToken);
+  const tokenAmounts = [
+    ...denseRun(above1e21, 60),
+    ...[1n, 2n, 3n, 3n, 5n].map((step) => step * 10n ** 20n + 7n),
+    ...denseRun(twoTo60 + 120n, 70),
+  ];
+  const tokenHolders = keylessAddresses("token holder", tokenAmounts.length);
+  const multiTokenId = 7000n;
+  const idAmounts = [...denseRun(twoTo60 + 100n, 55), ...Array.from({ length: 10 }, () => 3n)];
+  const multiTokenIdHolders = keylessAddresses("multi-token holder", idAmounts.length);
+  const multiTokenIds = Array.from({ length: 60 }, (_, index) => 8000n + BigInt(index));
+  const multiTokenIdsHolder = accounts[1];
+  const plans: PlannedTransaction[] = [
+    ...tokenHolders.map((holder, index) => ({
+      from: owner,
+      to: token,
+      data: call(scenario, "DemoToken", "mint", [holder, tokenAmounts[index]]),
+    })),
+    {
+      from: owner,
+      to: multiToken,
+      data: call(scenario, "DemoMultiToken", "mintBatch", [
+        multiTokenIdsHolder,
+        multiTokenIds,
+        multiTokenIds.map((_, index) => above1e21 - BigInt(Math.floor(index / 2))),
+        "0x",
+      ]),
+    },
+    ...multiTokenIdHolders.map((holder, index) => ({
+      from: owner,
+      to: multiToken,
+      data: call(scenario, "DemoMultiToken", "mint", [holder, multiTokenId, idAmounts[index], "0x"]),
+    })),
+  ];
+  // Blocks of at most 50: tracing a block with debug_traceBlockByNumber costs the square of its size.
+  for (let start = 0; start < plans.length; start += depthBlockSize)
+    await mineTogether(scenario, plans.slice(start, start + depthBlockSize));
+  return { tokenHolders, multiTokenId, multiTokenIdHolders, multiTokenIdsHolder, multiTokenIds };
+}

@@ -1,0 +1,124 @@
+import {
+  type Address,
+  formatTransactionRequest,
+  type Hash,
+  type Hex,
+  parseGwei,
+  type TransactionReceipt,
+  TransactionReceiptNotFoundError,
+  type TransactionRequest,
+} from "viem";
+import { required, type Scenario, type ScenarioExamples } from "./context.ts";
+
+// Only a stuck node reaches it; a loaded 2-core machine can take many seconds to mine a busy block.
+const receiptTimeoutMs = 60_000;
+
+/** How the transaction pays for gas, which also decides its type (0, 1 or 2). */
+export type FeeStyle = "legacy" | "accessList" | "eip1559" | "nodeDefault";
+
+/** A transaction to send, and what the scenario expects of it. */
+export type PlannedTransaction = {
+  from: Address;
+  /** Omitted for contract creations. */
+  to?: Address;
+  data?: Hex;
+  value?: bigint;
+  gas?: bigint;
+  fees?: FeeStyle;
+  expectFailure?: boolean;
+  /** Records the hash as the example of this kind unless one exists already. */
+  example?: keyof ScenarioExamples;
+};
+
+/** Sends one transaction with automine on, so it gets a block of its own. */
+export async function mineAlone(scenario: Scenario, plan: PlannedTransaction): Promise<TransactionReceipt> {
+  const hash = await send(scenario, plan);
+  return checkReceipt(scenario, plan, await waitForReceipt(scenario, hash));
+}
+
+/**
+ * Sends the transactions with automine off and mines them into one block. Each sender's transactions go
+ * in order (concurrent sends from one account collide on the nonce); different senders go in parallel.
+ * Gas is estimated against the previous block, so plans must not depend on each other.
+ */
+export async function mineTogether(
+  scenario: Scenario,
+  plans: PlannedTransaction[],
+): Promise<TransactionReceipt[]> {
+  const bySender = new Map<Address, PlannedTransaction[]>();
+  for (const plan of plans) bySender.set(plan.from, [...(bySender.get(plan.from) ?? []), plan]);
+  const hashes = new Map<PlannedTransaction, Hash>();
+  await scenario.testClient.setAutomine(false);
+  try {
+    await Promise.all(
+      [...bySender.values()].map(async (senderPlans) => {
+        for (const plan of senderPlans) hashes.set(plan, await send(scenario, plan));
+      }),
+    );
+  } finally {
+    await scenario.testClient.mine({ blocks: 1 });
+    await scenario.testClient.setAutomine(true);
+  }
+  return Promise.all(
+    plans.map(async (plan) =>
+      checkReceipt(scenario, plan, await waitForReceipt(scenario, required(hashes.get(plan)))),
+    ),
+  );
+}
+
+async function send(scenario: Scenario, plan: PlannedTransaction): Promise<Hash> {
+  const hash = await scenario.walletClient.request({
+    method: "eth_sendTransaction",
+    params: [formatTransactionRequest(transactionRequest(plan))],
+  });
+  scenario.transactionCount++;
+  if (plan.example !== undefined) scenario.examples[plan.example] ??= hash;
+  if (plan.fees === "legacy") scenario.examples.legacyTransaction ??= hash;
+  if (plan.fees === "accessList") scenario.examples.accessListTransaction ??= hash;
+  return hash;
+}
+
+function transactionRequest(plan: PlannedTransaction): TransactionRequest {
+  const { from, to, data, value, gas } = plan;
+  const request = { from, to, data, value, gas };
+  // Well above anvil's base fee (1 gwei at genesis, falling while blocks stay under the gas target).
+  switch (plan.fees ?? "nodeDefault") {
+    case "legacy":
+      return { ...request, type: "legacy", gasPrice: parseGwei("3") };
+    case "accessList":
+      return { ...request, type: "eip2930", gasPrice: parseGwei("2.5"), accessList: [] };
+    case "eip1559":
+      return {
+        ...request,
+        type: "eip1559",
+        maxFeePerGas: parseGwei("20"),
+        maxPriorityFeePerGas: parseGwei("1.5"),
+      };
+    case "nodeDefault":
+      return request;
+  }
+}
+
+async function waitForReceipt(scenario: Scenario, hash: Hash): Promise<TransactionReceipt> {
+  const deadline = Date.now() + receiptTimeoutMs;
+  for (;;) {
+    try {
+      return await scenario.publicClient.getTransactionReceipt({ hash });
+    } catch (error) {
+      if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`no receipt for ${hash} within ${receiptTimeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function checkReceipt(scenario: Scenario, plan: PlannedTransaction, receipt: TransactionReceipt) {
+  const failed = receipt.status === "reverted";
+  if (failed !== (plan.expectFailure ?? false)) {
+    const outcome = failed ? "reverted" : "succeeded";
+    const target = plan.to ?? "a new contract";
+    throw new Error(`demo transaction ${receipt.transactionHash} to ${target} ${outcome} unexpectedly`);
+  }
+  if (failed) scenario.failedTransactionHashes.push(receipt.transactionHash);
+  return receipt;
+}
