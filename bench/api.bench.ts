@@ -173,7 +173,6 @@ const record = (target: Queryable): Queryable => ({
     return target.query(text, params);
   },
   exec: (text) => target.exec(text),
-  copyFrom: (table, columns, text) => target.copyFrom(table, columns, text),
 });
 const recorded: Database = {
   ...db,

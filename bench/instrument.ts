@@ -49,8 +49,10 @@ export function timedDatabase(db: Database, totals: Totals): Database {
   const wrap = (target: Queryable): Queryable => ({
     query: (text, params) => timed(totals, statementKey(text), () => target.query(text, params)),
     exec: (text) => timed(totals, "exec", () => target.exec(text)),
-    copyFrom: (table, columns, text) =>
-      timed(totals, `COPY ${table}`, () => target.copyFrom(table, columns, text)),
+    ...(target.copyFrom && {
+      copyFrom: (table: string, columns: readonly string[], text: string) =>
+        timed(totals, `COPY ${table}`, async () => target.copyFrom?.(table, columns, text)),
+    }),
   });
   return {
     ...wrap(db),

@@ -4,8 +4,8 @@
  * transfers and mints), fetched from its in-process node and transformed by Sextant once, in memory.
  * Then, on PostgreSQL (DATABASE_URL) and PGlite, each in a fresh database per pass:
  * - raw SQL (the baseline): every table's rows with one `INSERT … SELECT FROM unnest(…) ON CONFLICT DO
- *   NOTHING` per table and range, in one transaction per range (how the writer inserted before it wrote
- *   by COPY);
+ *   NOTHING` per table and range, in one transaction per range (how every table was written before the
+ *   registry chose COPY on PGlite);
  * - Sextant: `writeRange`, which also checks the chain, stamps token types, keeps balances and holder
  *   counts and moves the checkpoint.
  * Both sides run in turn BENCH_ROUNDS times (default 3); the medians and their ratio are printed.

@@ -72,7 +72,7 @@ describe.each(databaseKinds)("the table registry on %s", (kind) => {
     }
   });
 
-  it("writes by COPY every value as given: escapes, nulls, bytes, arrays and 78-digit numbers", async () => {
+  it("writes every value as given (COPY on PGlite): escapes, nulls, bytes, arrays and 78-digit numbers", async () => {
     const test = await createTestDatabase(kind);
     try {
       const rows = createRangeRows();

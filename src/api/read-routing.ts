@@ -90,7 +90,6 @@ export function routeReads({
     },
     query: (text, params) => routed().query(text, params),
     exec: (text) => routed().exec(text),
-    copyFrom: (table, columns, text) => routed().copyFrom(table, columns, text),
     transaction: (work) => routed().transaction(work),
     close: async () => {},
   };

@@ -103,14 +103,15 @@ export async function insertRows<Columns extends Record<string, ColumnType>>(
 }
 
 /**
- * Loads all rows with COPY, 1.5–2× faster than `insertRows` (bench/write.bench.ts) but without a
- * conflict clause: for rows that cannot be stored yet.
+ * Loads all rows with COPY where the database offers it (PGlite: 1.7× `insertRows` on 100,000 rows),
+ * else inserts them; without a conflict clause: for rows that cannot be stored yet.
  */
 export async function copyRows<Columns extends Record<string, ColumnType>>(
   db: Queryable,
   rows: TableRows<Columns>,
 ): Promise<void> {
   if (rows.length === 0) return;
+  if (!db.copyFrom) return insertRows(db, rows);
   const names = Object.keys(rows.columns) as (keyof Columns & string)[];
   const columns = names.map((name) => {
     const encode = encoders[rows.columns[name]] as (value: unknown) => string;
