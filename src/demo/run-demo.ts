@@ -8,6 +8,7 @@ import { readBlockHashes, readCheckpoint } from "../db/write-range.ts";
 import type { Logger } from "../logger.ts";
 import { createMetrics } from "../metrics.ts";
 import { progressOnTerminal } from "../progress.ts";
+import { required } from "../required.ts";
 import { createRpcClient, type RpcClient } from "../rpc/client.ts";
 import { eth_blockNumber } from "../rpc/eth_blockNumber.ts";
 import { eth_chainId } from "../rpc/eth_chainId.ts";
@@ -161,7 +162,7 @@ async function resumeSavedChain(parameters: {
 }
 
 function firstLine(error: unknown): string {
-  return (error as Error).message.split("\n")[0];
+  return (error as Error).message.replace(/\n.*$/s, "");
 }
 
 /** Why anvil's reloaded chain is not the chain the scenario was played on, or null when it is. */
@@ -294,7 +295,7 @@ async function writeDemoAbis(folder: string, scenario: ScenarioResult): Promise<
     const address = scenario.contracts[key];
     writeFileSync(
       join(folder, `${address}.json`),
-      JSON.stringify({ address, name, abi: artifacts[name].abi }),
+      JSON.stringify({ address, name, abi: required(artifacts[name], `the compiled ${name}`).abi }),
     );
   }
 }
