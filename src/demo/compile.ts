@@ -5,12 +5,18 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Abi, Hex } from "viem";
+import { required } from "../required.ts";
 
 /** ABI and creation bytecode of one compiled contract. */
 export type Artifact = { abi: Abi; bytecode: Hex };
 
 /** Compiled demo contracts keyed by contract name, e.g. `artifacts.DemoToken`. */
 export type Artifacts = Record<string, Artifact>;
+
+/** The artifact of `contractName`; throws when it was not compiled. */
+export function artifactOf(artifacts: Artifacts, contractName: string): Artifact {
+  return required(artifacts[contractName], `the compiled artifact of ${contractName}`);
+}
 
 /** Parameters of {@link compileDemoContracts}. */
 export type CompileDemoContractsParameters = {

@@ -8,14 +8,13 @@ import { readBlockHashes, readCheckpoint } from "../db/write-range.ts";
 import type { Logger } from "../logger.ts";
 import { createMetrics } from "../metrics.ts";
 import { progressOnTerminal } from "../progress.ts";
-import { required } from "../required.ts";
 import { createRpcClient, type RpcClient } from "../rpc/client.ts";
 import { eth_blockNumber } from "../rpc/eth_blockNumber.ts";
 import { eth_chainId } from "../rpc/eth_chainId.ts";
 import { eth_getBlockByNumber } from "../rpc/eth_getBlockByNumber.ts";
 import { toHexQuantity } from "../rpc/types.ts";
 import { type Anvil, startAnvil } from "./anvil.ts";
-import { compileDemoContracts } from "./compile.ts";
+import { artifactOf, compileDemoContracts } from "./compile.ts";
 import { isCompleteScenarioResult, runScenario, type ScenarioResult } from "./scenario.ts";
 
 export type RunDemoParameters = { config: Config; logger: Logger; signal: AbortSignal };
@@ -295,7 +294,7 @@ async function writeDemoAbis(folder: string, scenario: ScenarioResult): Promise<
     const address = scenario.contracts[key];
     writeFileSync(
       join(folder, `${address}.json`),
-      JSON.stringify({ address, name, abi: required(artifacts[name], `the compiled ${name}`).abi }),
+      JSON.stringify({ address, name, abi: artifactOf(artifacts, name).abi }),
     );
   }
 }

@@ -31,7 +31,7 @@ import {
 import { mnemonicToAccount } from "viem/accounts";
 import { anvil } from "viem/chains";
 import { required } from "../required.ts";
-import { compileDemoContracts } from "./compile.ts";
+import { artifactOf, compileDemoContracts } from "./compile.ts";
 
 /** Parameters of {@link runUserOperations}. */
 export type RunUserOperationsParameters = {
@@ -182,7 +182,7 @@ export async function runUserOperations({
   );
   const token = await deployContract(tokenArtifact, ["Sextant User Op Token", "SUT", 18]);
   const verifyingPaymaster = loadArtifact(releases.v07.package, "VerifyingPaymaster");
-  const forwarder = required((await compileDemoContracts()).BundleForwarder, "the compiled BundleForwarder");
+  const forwarder = artifactOf(await compileDemoContracts(), "BundleForwarder");
   const relay = await deployContract(forwarder, []);
 
   const result: RunUserOperationsReturnType = {

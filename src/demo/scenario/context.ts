@@ -14,7 +14,7 @@ import {
   type WalletClient,
 } from "viem";
 import { required } from "../../required.ts";
-import type { Artifact, Artifacts } from "../compile.ts";
+import { type Artifacts, artifactOf } from "../compile.ts";
 
 /** Addresses of the contracts the scenario deployed or created. */
 export type ScenarioContracts = {
@@ -229,16 +229,9 @@ export function eventArgs<args>(
   return event.args as args;
 }
 
-/** The compiled `contractName`; throws when it was not compiled. */
-function artifactOf(scenario: Scenario, contractName: ContractName): Artifact {
-  const artifact = scenario.artifacts[contractName];
-  if (artifact === undefined) throw new Error(`no compiled artifact for ${contractName}`);
-  return artifact;
-}
-
 /** The ABI of `contractName`; throws when it was not compiled. */
 export function abiOf(scenario: Scenario, contractName: ContractName): Abi {
-  return artifactOf(scenario, contractName).abi;
+  return artifactOf(scenario.artifacts, contractName).abi;
 }
 
 /** Calldata of `functionName` of `contractName` with `args`. */
@@ -253,7 +246,7 @@ export function call(
 
 /** Creation code of `contractName` with its constructor `args`. */
 export function deployData(scenario: Scenario, contractName: ContractName, args: unknown[]): Hex {
-  const { abi, bytecode } = artifactOf(scenario, contractName);
+  const { abi, bytecode } = artifactOf(scenario.artifacts, contractName);
   return encodeDeployData({ abi, bytecode, args });
 }
 
