@@ -31,6 +31,7 @@ import type { Database, Queryable } from "../src/db/client.ts";
 import { Direction, receivedOrCreatedBits } from "../src/db/direction.ts";
 import { byteaParam } from "../src/db/table-rows.ts";
 import { createLogger } from "../src/logger.ts";
+import { required } from "../src/required.ts";
 import { defaultTransactions, loadDataset } from "./dataset/load-dataset.ts";
 import { syntheticChainVersion, transactionsPerBlock } from "./dataset/synthetic-chain.ts";
 
@@ -74,8 +75,11 @@ const { hot, erc20, erc721, erc1155, erc404 } = chain.addresses;
 // ---------------------------------------------------------------------------------------------------
 // Shape, as stored
 
+/** The one row a query answers, such as an aggregate's. */
+const oneRow = async <Row>(sql: string, params: unknown[] = []): Promise<Row> =>
+  required((await db.query<Row>(sql, params))[0], `the row of ${sql.slice(0, 60)}`);
 const count = async (sql: string, params: unknown[] = []) =>
-  Number((await db.query<{ n: string }>(`SELECT (${sql})::text AS n`, params))[0].n);
+  Number((await oneRow<{ n: string }>(`SELECT (${sql})::text AS n`, params)).n);
 const storedTransactions = reachedBlock * transactionsPerBlock;
 const shape: [string, number | string][] = [
   ["blocks", reachedBlock + 1],
@@ -189,7 +193,10 @@ async function get(path: string): Promise<{ status: number; body: string }> {
 }
 
 function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+  return required(
+    sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)],
+    `a sample for the ${p}th percentile`,
+  );
 }
 
 async function sample(run: () => Promise<unknown>): Promise<{ p50: number; p99: number; n: number }> {
@@ -236,7 +243,7 @@ async function deepRow(deep: DeepCursor): Promise<{ row: Record<string, unknown>
   const total = await count(`SELECT count(*) FROM (${deep.sql}) q`, deep.params);
   const pages = Math.floor((total - 1) / pageSize);
   if (pages < 1) return null;
-  const [last] = await db.query<Record<string, unknown>>(
+  const last = await oneRow<Record<string, unknown>>(
     `${deep.sql} OFFSET ${pages * pageSize - 1} LIMIT 1`,
     deep.params,
   );
@@ -265,16 +272,20 @@ async function measure(endpoint: string, variant: string, path: string, page: st
       error: `HTTP ${first.status}: ${first.body.slice(0, 120)}`,
     };
   }
-  const perStatement = statements.map(() => 0);
+  const timed = statements.map((statement) => ({ statement, ms: 0 }));
   const sql = await sample(async () => {
-    for (const [i, statement] of statements.entries()) {
+    for (const entry of timed) {
       const t = performance.now();
-      await db.query(statement.text, statement.params);
-      perStatement[i] += performance.now() - t;
+      await db.query(entry.statement.text, entry.statement.params);
+      entry.ms += performance.now() - t;
     }
   });
-  const worst = perStatement.indexOf(Math.max(...perStatement));
-  if (worst >= 0) Object.assign(slowest, statements[worst], { ms: perStatement[worst] / (sql.n + 3) });
+  // The first of the slowest, as statements come.
+  const worst = timed.reduce<(typeof timed)[number] | undefined>(
+    (found, entry) => (found === undefined || entry.ms > found.ms ? entry : found),
+    undefined,
+  );
+  if (worst) Object.assign(slowest, worst.statement, { ms: worst.ms / (sql.n + 3) });
   const http = await sample(() => get(path).then((answer) => answer.body));
   return { ...base, sql, http };
 }
@@ -286,7 +297,7 @@ const [instance] = await db.query<{ token_id: string }>(
    GROUP BY token_id ORDER BY count(*) DESC LIMIT 1`,
   [byteaParam(erc1155)],
 );
-const [summaryOf] = await db.query<{ deposit: string; transfer: string }>(
+const summaryOf = await oneRow<{ deposit: string; transfer: string }>(
   `SELECT (SELECT ${hex("transaction_hash")} FROM logs WHERE address = $1 AND topic0 = $2 ORDER BY block_number DESC LIMIT 1) AS deposit,
           (SELECT ${hex("transaction_hash")} FROM token_transfers WHERE token_address = $3 ORDER BY block_number DESC LIMIT 1) AS transfer`,
   [h, byteaParam(topics.deposit), byteaParam(erc20)],
@@ -704,9 +715,7 @@ const tables = await db.query<{ table: string; rows: string; heap: string; index
    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
    WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY pg_total_relation_size(c.oid) DESC`,
 );
-const [{ size }] = await db.query<{ size: string }>(
-  "SELECT pg_database_size(current_database())::text AS size",
-);
+const { size } = await oneRow<{ size: string }>("SELECT pg_database_size(current_database())::text AS size");
 const perTx = (bytes: string | number) => (Number(bytes) / storedTransactions).toFixed(0);
 const tableTotal = tables.reduce((sum, table) => sum + Number(table.total), 0);
 console.log(`\n## Storage (${storedTransactions.toLocaleString("en")} transactions)\n`);

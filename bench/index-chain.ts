@@ -1,5 +1,6 @@
 import { createIndexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
+import { required } from "../src/required.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, type DatabaseKind } from "../test/support/databases.ts";
 
@@ -33,9 +34,10 @@ export async function indexChain(
     await indexer.prepare();
     await indexer.catchUp(BigInt(head));
     const ms = performance.now() - started;
-    const [{ count }] = await test.db.query<{ count: number }>(
+    const [stored] = await test.db.query<{ count: number }>(
       "SELECT count(*)::int8 AS count FROM transactions",
     );
+    const { count } = required(stored, "the count of stored transactions");
     if (count !== transactions)
       throw new Error(`${kind}: ${count} transactions stored, the chain has ${transactions}`);
     return ms;

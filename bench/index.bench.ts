@@ -19,6 +19,7 @@ import { fetchRange } from "../src/indexer/fetch-range.ts";
 import { transformRange } from "../src/indexer/transform-range.ts";
 import { canonicalEntryPoints } from "../src/indexer/user-operations.ts";
 import { createLogger } from "../src/logger.ts";
+import { required } from "../src/required.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, type DatabaseKind, databaseKinds } from "../test/support/databases.ts";
 import { startBenchChain } from "./chain/build-chain.ts";
@@ -50,10 +51,10 @@ async function rawFetch(url: string, head: number): Promise<number> {
   const ranges: [number, number][] = [];
   for (let from = 0; from <= head; from += rangeSize)
     ranges.push([from, Math.min(from + rangeSize - 1, head)]);
-  let next = 0;
+  // The workers share one iterator, so each takes the next range not yet taken.
+  const unfetched = ranges.values();
   const worker = async () => {
-    while (next < ranges.length) {
-      const [from, to] = ranges[next++];
+    for (const [from, to] of unfetched) {
       const hex = Array.from({ length: to - from + 1 }, (_, i) => `0x${(from + i).toString(16)}`);
       // The same calls Sextant makes: blocks, receipts and traces of the range, at once.
       const [blocks] = await Promise.all([
@@ -114,7 +115,7 @@ async function stagePass(kind: DatabaseKind, url: string, head: number) {
       await writeRange(db, {
         from: range.from,
         to: range.to,
-        parentHash: range.blocks[0].parentHash,
+        parentHash: range.parentHash,
         rows: transformed.rows,
       });
       time.write += performance.now() - started;
@@ -137,7 +138,8 @@ try {
       `the node serves ${transactions} transactions, the chain was built with ${chain.transactions}`,
     );
   }
-  const sides = ["raw fetch (baseline)", ...kinds.map((kind) => `sextant index → ${kind}`)];
+  const baseline = "raw fetch (baseline)";
+  const sides = [baseline, ...kinds.map((kind) => `sextant index → ${kind}`)];
   const runs = new Map<string, { ms: number; passes: number; load: string }[]>(
     sides.map((side) => [side, []]),
   );
@@ -161,7 +163,7 @@ try {
   // BENCH_ROUNDS=0 skips the measured runs (for BENCH_STAGES alone).
   if (rounds > 0) {
     const rate = (run: { ms: number; passes: number }) => (run.passes * blocks * 1000) / run.ms;
-    const rawRates = runs.get(sides[0])?.map(rate) ?? [];
+    const rawRates = runs.get(baseline)?.map(rate) ?? [];
     console.log(
       `\nindexing ${format(blocks)} blocks, ${format(transactions)} transactions; median of ${rounds} runs of ≥ ${minimumMs / 1000} s (anvil on loopback)\n`,
     );
@@ -173,7 +175,9 @@ try {
       const sideRuns = runs.get(side) ?? [];
       const rates = sideRuns.map(rate);
       const blocksPerSecond = median(rates);
-      const perRound = rates.map((value, i) => (value / rawRates[i]).toFixed(2)).join(", ");
+      const perRound = rates
+        .map((value, i) => (value / required(rawRates[i], `the raw fetch rate of round ${i + 1}`)).toFixed(2))
+        .join(", ");
       console.log(
         `| ${side} | ${sideRuns.map((run) => run.passes).join(", ")} | ${format(median(sideRuns.map((run) => run.ms / run.passes)))} ms | ${format(blocksPerSecond)} | ${format((blocksPerSecond * transactions) / blocks)} | ${(blocksPerSecond / median(rawRates)).toFixed(2)} | ${perRound} | ${sideRuns.map((run) => run.load).join(", ")} |`,
       );

@@ -22,8 +22,8 @@ async function timed<T>(totals: Totals, key: string, work: () => Promise<T>, cal
 
 /** The batch's method, or `mixed` when it asks several. */
 function methodOf(calls: RpcCall[]): string {
-  const methods = new Set(calls.map((call) => call.method));
-  return methods.size === 1 ? [...methods][0] : "mixed";
+  const [method, ...others] = new Set(calls.map((call) => call.method));
+  return method !== undefined && others.length === 0 ? method : "mixed";
 }
 
 /** `client` with the wall time of its requests summed per JSON-RPC method (overlapping requests add up). */

@@ -12,6 +12,7 @@ import { rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
+import { required } from "../src/required.ts";
 import { startBenchChain } from "./chain/build-chain.ts";
 import { format, load, median } from "./figures.ts";
 import { indexChain } from "./index-chain.ts";
@@ -145,7 +146,8 @@ async function ponderOnce(parameters: { url: string; head: number; chainId: numb
     await Promise.race([ready, exited]);
     const ms = performance.now() - started;
     const reader = postgres(databaseUrl.toString(), { max: 1, onnotice: () => {} });
-    const [{ count }] = await reader.unsafe("SELECT count(*)::int AS count FROM bench.balance");
+    const [balances] = await reader.unsafe("SELECT count(*)::int AS count FROM bench.balance");
+    const { count } = required(balances, "the count of balance rows");
     return { ms, startupMs: serving ?? ms, rows: Number(count) };
   } finally {
     if (child && child.exitCode === null) {

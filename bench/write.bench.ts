@@ -50,7 +50,7 @@ async function prepareRanges(): Promise<Range[]> {
       const range = {
         from: fetched.from,
         to: fetched.to,
-        parentHash: fetched.blocks[0]?.parentHash as string,
+        parentHash: fetched.parentHash,
       };
       await writeRange(scratch.db, { ...range, rows: transformed.rows });
       ranges.push({ ...range, rows: transformed.rows });

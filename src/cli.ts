@@ -33,11 +33,11 @@ function requireRpc(config: Config): Config & { rpcUrl: string } {
   return config as Config & { rpcUrl: string };
 }
 
-const commands: Record<string, Command> = {
-  async start(config, logger, signal, invocation) {
+const commands = {
+  async start(config, logger, signal): Promise<void> {
     // Blockscout's roles: one process may run only the indexer or only the API.
-    if (config.applicationMode === "indexer") return commands.index(config, logger, signal, invocation);
-    if (config.applicationMode === "api") return commands.serve(config, logger, signal, invocation);
+    if (config.applicationMode === "indexer") return commands.index(config, logger, signal);
+    if (config.applicationMode === "api") return commands.serve(config, logger, signal);
     const withRpc = requireRpc(config);
     const db = await openStore({ config, logger });
     try {
@@ -130,7 +130,7 @@ const commands: Record<string, Command> = {
       await db.close();
     }
   },
-};
+} satisfies Record<string, Command>;
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -155,7 +155,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage);
     return name || values.help ? 0 : 2;
   }
-  const command = commands[name];
+  // Own keys only: a command named `constructor` must not find Object's members.
+  const command: Command | undefined = Object.hasOwn(commands, name)
+    ? commands[name as keyof typeof commands]
+    : undefined;
   if (!command || (extra.length > 0 && name !== "abi")) {
     process.stderr.write(`sextant: unknown command "${[name, ...extra].join(" ")}"\n\n${usage}`);
     return 2;

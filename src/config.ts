@@ -153,13 +153,14 @@ const addressList = (raw: string, name: string): Address[] => {
   });
 };
 
-const durationUnits: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+const durationUnits = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
 /** A duration as Blockscout writes it (`30s`, `5m`, `1h`), or a bare number of milliseconds. */
 const duration = (raw: string, name: string): number => {
   const match = /^(\d+)(ms|s|m|h)?$/.exec(raw);
   if (!match) throw new ConfigError(`${name} must be a duration such as 300000, 30s, 5m or 1h, got "${raw}"`);
-  return Number(match[1]) * durationUnits[match[2] ?? "ms"];
+  // The pattern admits no other unit.
+  return Number(match[1]) * durationUnits[(match[2] ?? "ms") as keyof typeof durationUnits];
 };
 
 const boolean = (raw: string, name: string): boolean => {

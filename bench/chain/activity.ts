@@ -1,5 +1,4 @@
 import {
-  type Abi,
   type Address,
   encodeDeployData,
   encodeFunctionData,
@@ -9,8 +8,9 @@ import {
   keccak256,
   toHex,
 } from "viem";
-import type { Artifacts } from "../../src/demo/compile.ts";
+import { type Artifacts, artifactOf } from "../../src/demo/compile.ts";
 import type { ScenarioContracts } from "../../src/demo/scenario/context.ts";
+import { required } from "../../src/required.ts";
 
 /** The kinds of transaction the benchmark chain mixes, with their weight in a block (out of 100). */
 export const activityWeights = {
@@ -61,7 +61,7 @@ const fullRangeTick = 887_220;
 const tokenUnit = 10n ** 18n;
 const dollarUnit = 10n ** 6n;
 /** ERC-1155 ids every sender holds. */
-export const multiTokenIds = [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n];
+export const multiTokenIds: [bigint, ...bigint[]] = [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n];
 
 /** A small seeded generator (mulberry32): the same seed plans the same chain. */
 export function createRandom(seed: number) {
@@ -76,7 +76,11 @@ export function createRandom(seed: number) {
   return {
     next,
     integer: (below: number) => Math.floor(next() * below),
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)],
+    pick: <T>(items: readonly T[]): T => {
+      const item = items[Math.floor(next() * items.length)];
+      if (item === undefined) throw new Error("cannot pick from an empty list");
+      return item;
+    },
   };
 }
 
@@ -109,7 +113,16 @@ export function createActivityPlanner(setup: PlannerSetup, seed: number, recipie
   const totalWeight = kinds.reduce((sum, [, weight]) => sum + weight, 0);
 
   const call = (contract: string, functionName: string, args: unknown[]) =>
-    encodeFunctionData({ abi: artifacts[contract].abi as Abi, functionName, args });
+    encodeFunctionData({ abi: artifactOf(artifacts, contract).abi, functionName, args });
+  /** The kind a `roll` below the total weight falls on, each kind taking as many values as its weight. */
+  const weightedKind = (roll: number): ActivityKind => {
+    let rest = roll;
+    for (const [kind, weight] of kinds) {
+      if (rest < weight) return kind;
+      rest -= weight;
+    }
+    throw new Error(`roll ${roll} is not below the total weight ${totalWeight}`);
+  };
   const send = (
     kind: ActivityKind,
     from: Address,
@@ -163,8 +176,7 @@ export function createActivityPlanner(setup: PlannerSetup, seed: number, recipie
         });
       }
       case "erc721Transfer": {
-        const held = [...nftOwners.entries()];
-        const [id, holder] = held[random.integer(held.length)];
+        const [id, holder] = random.pick([...nftOwners.entries()]);
         const to = random.next() < 0.7 ? random.pick(senders) : random.pick(recipients);
         nftOwners.delete(id);
         if (senders.includes(to)) changes.push(() => nftOwners.set(id, to));
@@ -252,22 +264,14 @@ export function createActivityPlanner(setup: PlannerSetup, seed: number, recipie
         });
       case "creationFromAccount": {
         if (random.next() < 0.5) {
-          return send(kind, from, {
-            data: encodeDeployData({ abi: artifacts.Child.abi, bytecode: artifacts.Child.bytecode }),
-            gas: 200_000,
-          });
+          const { abi, bytecode } = artifactOf(artifacts, "Child");
+          return send(kind, from, { data: encodeDeployData({ abi, bytecode }), gas: 200_000 });
         }
         const nonce = nonces.get(from) ?? 0;
         const address = getContractAddress({ from, nonce: BigInt(nonce) });
         changes.push(() => newTokens.push({ address, owner: from }));
-        return send(kind, from, {
-          data: encodeDeployData({
-            abi: artifacts.DemoToken.abi,
-            bytecode: artifacts.DemoToken.bytecode,
-            args: [from],
-          }),
-          gas: 2_000_000,
-        });
+        const { abi, bytecode } = artifactOf(artifacts, "DemoToken");
+        return send(kind, from, { data: encodeDeployData({ abi, bytecode, args: [from] }), gas: 2_000_000 });
       }
       case "newTokenMint": {
         if (newTokens.length === 0) return plan("erc20Transfer", changes);
@@ -323,15 +327,7 @@ export function createActivityPlanner(setup: PlannerSetup, seed: number, recipie
       const changes: (() => void)[] = [];
       const planned: PlannedTransaction[] = [];
       for (let i = 0; i < size; i++) {
-        let roll = random.integer(totalWeight);
-        let kind = kinds[0][0];
-        for (const [candidate, weight] of kinds) {
-          if (roll < weight) {
-            kind = candidate;
-            break;
-          }
-          roll -= weight;
-        }
+        let kind = weightedKind(random.integer(totalWeight));
         if (kind === "erc721Transfer" && nftOwners.size === 0) kind = "erc721Mint";
         planned.push(plan(kind, changes));
       }
@@ -351,7 +347,7 @@ export function planFunding(
 ): { first: PlannedTransaction[]; second: PlannedTransaction[] } {
   const { artifacts, contracts, owner, senders, nonces } = setup;
   const call = (contract: string, functionName: string, args: unknown[]) =>
-    encodeFunctionData({ abi: artifacts[contract].abi as Abi, functionName, args });
+    encodeFunctionData({ abi: artifactOf(artifacts, contract).abi, functionName, args });
   const send = (from: Address, to: Address, data: Hex, gas: number): PlannedTransaction => {
     const nonce = nonces.get(from) ?? 0;
     nonces.set(from, nonce + 1);
@@ -361,7 +357,7 @@ export function planFunding(
     };
   };
   const first: PlannedTransaction[] = senders.map((sender, i) => {
-    const from = devAccounts[i % devAccounts.length];
+    const from = required(devAccounts[i % devAccounts.length], "a dev account to fund the senders from");
     const nonce = nonces.get(from) ?? 0;
     nonces.set(from, nonce + 1);
     const request = {

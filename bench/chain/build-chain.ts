@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Address, encodeFunctionData, type Hex } from "viem";
 import { type Anvil, startAnvil } from "../../src/demo/anvil.ts";
-import { type Artifacts, compileDemoContracts, readPackagedArtifacts } from "../../src/demo/compile.ts";
+import {
+  type Artifacts,
+  artifactOf,
+  compileDemoContracts,
+  readPackagedArtifacts,
+} from "../../src/demo/compile.ts";
 import { runScenario } from "../../src/demo/scenario.ts";
 import {
   type ActivityKind,
@@ -197,7 +202,10 @@ async function build(
       (await rpc(rpcUrl, "eth_call", [
         {
           to: scenario.contracts.collectible,
-          data: encodeFunctionData({ abi: artifacts.DemoCollectible.abi, functionName: "nextTokenId" }),
+          data: encodeFunctionData({
+            abi: artifactOf(artifacts, "DemoCollectible").abi,
+            functionName: "nextTokenId",
+          }),
         },
         "latest",
       ])) as Hex,
@@ -262,7 +270,7 @@ async function rpcBatch(url: string, calls: { method: string; params: unknown[] 
   const answers = (await response.json()) as { id: number; result?: unknown; error?: { message: string } }[];
   answers.sort((a, b) => a.id - b.id);
   return answers.map((answer, i) => {
-    if (answer.error) throw new Error(`${calls[i].method}: ${answer.error.message}`);
+    if (answer.error) throw new Error(`${calls[i]?.method}: ${answer.error.message}`);
     return answer.result;
   });
 }

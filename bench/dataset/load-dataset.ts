@@ -4,6 +4,7 @@ import { migrate } from "../../src/db/migrate.ts";
 import { readCheckpoint } from "../../src/db/write-range.ts";
 import { createIndexer } from "../../src/indexer/create-indexer.ts";
 import { createLogger } from "../../src/logger.ts";
+import { required } from "../../src/required.ts";
 import {
   createSyntheticChain,
   type SyntheticChain,
@@ -69,7 +70,9 @@ export async function loadDataset({
     if (exists) {
       const probe = postgres(url.toString(), { max: 1, onnotice: () => {} });
       const [marker] = await probe`SELECT to_regclass('bench_dataset') IS NOT NULL AS present`;
-      const [stored] = marker.present ? await probe`SELECT key FROM bench_dataset` : [];
+      const [stored] = required(marker, "the bench_dataset probe").present
+        ? await probe`SELECT key FROM bench_dataset`
+        : [];
       await probe.end();
       if (stored?.key !== key) await admin.unsafe(`DROP DATABASE ${databaseName} WITH (FORCE)`);
     }
@@ -90,14 +93,16 @@ export async function loadDataset({
   );
   await db.query("INSERT INTO bench_dataset (key) VALUES ($1) ON CONFLICT DO NOTHING", [key]);
   const stored = async () => Number((await readCheckpoint(db)) ?? -1n);
-  const [marker] = await db.query<{ complete: boolean; analyzed_block: number | null }>(
+  const markers = await db.query<{ complete: boolean; analyzed_block: number | null }>(
     "SELECT complete, analyzed_block FROM bench_dataset",
   );
+  const marker = required(markers[0], "the bench_dataset row");
   if (marker.complete) return { db, url: url.toString(), chain, reachedBlock: chain.head, complete: true };
 
   if (buildMinutes > 0) {
-    const [{ locked }] = await db.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(7431) AS locked");
-    if (!locked) throw new Error(`another process is building ${databaseName}; wait for it`);
+    const [lock] = await db.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(7431) AS locked");
+    if (!required(lock, "the advisory lock's answer").locked)
+      throw new Error(`another process is building ${databaseName}; wait for it`);
     const indexer = createIndexer({
       client: createSyntheticNode(chain),
       db,

@@ -234,9 +234,10 @@ export function createSyntheticChain({ transactions }: CreateSyntheticChainParam
       case 1: {
         const recipient = cold(g, 4);
         const batch = h % 16 === 1;
-        const ids = batch
-          ? Array.from({ length: 5 }, (_, i) => BigInt((mix(h, i, 5) % multiTokenIds) >>> 0))
-          : [BigInt(mix(h, 0, 5) % multiTokenIds)];
+        const id = (i: number) => BigInt(mix(h, i, 5) % multiTokenIds);
+        const firstId = id(0);
+        const ids = batch ? Array.from({ length: 5 }, (_, i) => id(i)) : [firstId];
+        // In the order first seen, so `firstId` leads.
         const unique = [...new Set(ids)];
         const amounts = unique.map(() => 1n);
         return {
@@ -244,7 +245,7 @@ export function createSyntheticChain({ transactions }: CreateSyntheticChainParam
           to: namedAddresses.erc1155,
           value: 0n,
           input:
-            `0x${batch ? selectors.safeBatchTransferFrom : selectors.safeTransferFrom1155}${addressWord(hot)}${addressWord(recipient)}${word(unique[0])}${word(1)}` as Hex,
+            `0x${batch ? selectors.safeBatchTransferFrom : selectors.safeTransferFrom1155}${addressWord(hot)}${addressWord(recipient)}${word(firstId)}${word(1)}` as Hex,
           nonce: sent,
           gas: batch ? 200_000 : 90_000,
           gasUsed: batch ? 120_000 + unique.length * 8_000 : 56_000,
@@ -254,7 +255,7 @@ export function createSyntheticChain({ transactions }: CreateSyntheticChainParam
               : {
                   address: namedAddresses.erc1155,
                   topics: [topics.transferSingle, topicOf(hot), topicOf(hot), topicOf(recipient)],
-                  data: `0x${word(unique[0])}${word(1)}` as Hex,
+                  data: `0x${word(firstId)}${word(1)}` as Hex,
                 },
           ],
           inner: [],
@@ -403,7 +404,7 @@ export function createSyntheticChain({ transactions }: CreateSyntheticChainParam
 
   function multicall(g: number): Spec {
     const from = cold(g, 9);
-    const payees = [cold(g, 10), cold(g, 11)];
+    const payees = [cold(g, 10), cold(g, 11)] as const;
     return {
       from,
       to: namedAddresses.multicall,

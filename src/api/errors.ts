@@ -6,13 +6,16 @@ import { hashPattern, integerPatterns } from "./params.ts";
  * Parameters that take one of several forms: Blockscout reports the failed `anyOf` and then why each
  * form failed, all under the parameter's pointer.
  */
-const anyOfDetails: Record<string, string[]> = {
-  block_hash_or_number_param: [
-    'Failed to cast value using any of: Schema(title: "FullHash", type: :string), Schema(type: :integer)',
-    "Invalid integer. Got: string",
-    `Invalid format. Expected ~r/${hashPattern}/`,
+const anyOfDetails = new Map<string, string[]>([
+  [
+    "block_hash_or_number_param",
+    [
+      'Failed to cast value using any of: Schema(title: "FullHash", type: :string), Schema(type: :integer)',
+      "Invalid integer. Got: string",
+      `Invalid format. Expected ~r/${hashPattern}/`,
+    ],
   ],
-};
+]);
 
 export type InvalidParameter = { title: "Invalid value"; source: { pointer: string }; detail: string };
 
@@ -49,11 +52,11 @@ export function invalidParameters(errors: FastifySchemaValidationError[]): ApiEr
         ? String(params.additionalProperty)
         : error.keyword === "required"
           ? String(params.missingProperty)
-          : error.instancePath.replace(/^\//, "").split("/")[0];
+          : error.instancePath.replace(/^\//, "").replace(/\/.*$/s, "");
     const pointer = `/${name}`;
     if (byPointer.has(pointer)) continue;
-    // Own keys only: a parameter named `constructor` or `__proto__` must not find Object's members.
-    const details = Object.hasOwn(anyOfDetails, name) ? anyOfDetails[name] : [detailOf(error, name)];
+    // A Map, not an object: a parameter named `constructor` or `__proto__` must not find Object's members.
+    const details = anyOfDetails.get(name) ?? [detailOf(error, name)];
     for (const detail of details) {
       const entry: InvalidParameter = { title: "Invalid value", source: { pointer }, detail };
       byPointer.set(pointer, entry);

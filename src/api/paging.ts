@@ -13,9 +13,10 @@ export function toPage<Row, Item>(
   cursorOf: (last: Row) => Record<string, unknown>,
 ): Page<Item> {
   const shown = rows.slice(0, pageSize);
+  const last = shown.at(-1);
   return {
     items: shown.map(render),
     next_page_params:
-      rows.length > pageSize ? { ...cursorOf(shown[shown.length - 1]), items_count: pageSize } : null,
+      rows.length > pageSize && last !== undefined ? { ...cursorOf(last), items_count: pageSize } : null,
   };
 }

@@ -142,7 +142,8 @@ export function cursorValue(raw: string | undefined): string | null {
   const sent = cursorDecimal(raw);
   const match = sent === null ? null : /^([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/.exec(sent);
   if (match === null) return sent;
-  const [, whole, fraction = "", exponent = "0"] = match;
+  // The pattern always captures the whole part; the default only satisfies the type.
+  const [, whole = "", fraction = "", exponent = "0"] = match;
   const digits = whole + fraction;
   const point = whole.length + Number(exponent);
   const integer = point <= 0 ? "0" : digits.slice(0, point).padEnd(point, "0");

@@ -40,6 +40,18 @@ const encoders: { [Type in ColumnType]: (value: ColumnValues[Type]) => string } 
   "numeric[]": (values) => `{${values.map(quantityText).join(",")}}`,
 };
 
+/** Each column of `rows` with its SQL type, in the order the table was described. */
+function columnsOf<Columns extends Record<string, ColumnType>>(
+  rows: TableRows<Columns>,
+): [keyof Columns & string, ColumnType][] {
+  return Object.entries(rows.columns) as [keyof Columns & string, ColumnType][];
+}
+
+/** The encoder of a column of SQL type `type`, for values the row types already checked. */
+function encoderOf(type: ColumnType): (value: unknown) => string {
+  return encoders[type] as (value: unknown) => string;
+}
+
 function quantityText(value: Quantity): string {
   return typeof value === "string" && value.startsWith("0x") ? BigInt(value).toString() : String(value);
 }
@@ -88,15 +100,16 @@ export async function insertRows<Columns extends Record<string, ColumnType>>(
   { onConflict = "" }: InsertRowsParameters = {},
 ): Promise<void> {
   if (rows.length === 0) return;
-  const names = Object.keys(rows.columns) as (keyof Columns & string)[];
+  const columns = columnsOf(rows);
+  const names = columns.map(([name]) => name);
   // Every column arrives as text[] and is cast per value, which also serves array columns (`'{0,1}'::int4[]`).
   const arrays = names.map((_, i) => `$${i + 1}::text[]`).join(", ");
-  const casts = names.map((name) => `u.${name}::${rows.columns[name]}`).join(", ");
+  const casts = columns.map(([name, type]) => `u.${name}::${type}`).join(", ");
   await db.query(
     `INSERT INTO ${rows.table} (${names.join(", ")})
      SELECT ${casts} FROM unnest(${arrays}) AS u(${names.join(", ")}) ${onConflict}`,
-    names.map((name) => {
-      const encode = encoders[rows.columns[name]] as (value: unknown) => string;
+    columns.map(([name, type]) => {
+      const encode = encoderOf(type);
       return rows.values[name].map((value) => (value == null ? null : encode(value)));
     }),
   );
@@ -112,14 +125,18 @@ export async function copyRows<Columns extends Record<string, ColumnType>>(
 ): Promise<void> {
   if (rows.length === 0) return;
   if (!db.copyFrom) return insertRows(db, rows);
-  const names = Object.keys(rows.columns) as (keyof Columns & string)[];
-  const columns = names.map((name) => {
-    const encode = encoders[rows.columns[name]] as (value: unknown) => string;
+  const columns = columnsOf(rows);
+  const texts = columns.map(([name, type]) => {
+    const encode = encoderOf(type);
     return rows.values[name].map((value) => (value == null ? "\\N" : copyEscape(encode(value))));
   });
   const lines: string[] = [];
-  for (let i = 0; i < rows.length; i++) lines.push(columns.map((column) => column[i]).join("\t"));
-  await db.copyFrom(rows.table, names, `${lines.join("\n")}\n`);
+  for (let i = 0; i < rows.length; i++) lines.push(texts.map((column) => column[i]).join("\t"));
+  await db.copyFrom(
+    rows.table,
+    columns.map(([name]) => name),
+    `${lines.join("\n")}\n`,
+  );
 }
 
 /** Escapes a value for COPY's text format, where backslash, tab and line breaks are special. */

@@ -39,7 +39,10 @@ export type DecodeLogParameters = {
  * //   method_id: "ddf252ad", parameters: [{ name: "from", type: "address", indexed: true, value: "0x…" }, …] }
  */
 export function decodeLog({ topics, data, abi }: DecodeLogParameters): DecodedLog | null {
-  const present = topics.filter((topic): topic is string => topic !== null).map(lowerHex);
+  const [selector, ...indexed] = topics.filter((topic): topic is string => topic !== null).map(lowerHex);
+  // A log without topics names no event.
+  if (selector === undefined) return null;
+  const present: [Hex, ...Hex[]] = [selector, ...indexed];
   const indexes: AbiIndex[] = abi ? [indexAbi(abi), builtinAbiIndex] : [builtinAbiIndex];
   for (const index of indexes) {
     for (const event of eventsOfLog(index, present)) {
@@ -50,14 +53,14 @@ export function decodeLog({ topics, data, abi }: DecodeLogParameters): DecodedLo
   return null;
 }
 
-function decodeWith(event: AbiEvent, topics: Hex[], data: Hex): DecodedLog | null {
+function decodeWith(event: AbiEvent, topics: [Hex, ...Hex[]], data: Hex): DecodedLog | null {
   // Without names viem returns the arguments by position, so repeated or missing names lose nothing.
   const positional = { ...event, inputs: event.inputs.map(({ name: _, ...input }) => input) };
   let args: readonly unknown[];
   try {
     ({ args = [] } = decodeEventLog({
       abi: [positional],
-      topics: topics as [Hex, ...Hex[]],
+      topics,
       data,
     }) as unknown as {
       args?: readonly unknown[];

@@ -27,10 +27,10 @@ export type RenderedParameter = { name: string; type: string; value: RenderedVal
  * renderValue({ type: "tuple[]", components: [{ type: "bool" }] }, [[true]]); // [["true"]]
  */
 export function renderValue(parameter: AbiParameter, value: unknown): RenderedValue {
-  const array = /^(.*)\[\d*\]$/.exec(parameter.type);
-  if (array) {
+  const elementType = /^(.*)\[\d*\]$/.exec(parameter.type)?.[1];
+  if (elementType !== undefined) {
     // The last brackets are the outer dimension: `uint8[2][]` is a dynamic array of `uint8[2]`.
-    const element = { ...parameter, type: array[1] };
+    const element = { ...parameter, type: elementType };
     return (value as readonly unknown[]).map((item) => renderValue(element, item));
   }
   if (parameter.type === "tuple") {

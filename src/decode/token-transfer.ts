@@ -38,32 +38,35 @@ export function decodeTokenTransfer({
   const [topic0, ...indexed] = topics.filter((topic): topic is string => topic !== null);
   const token = address.toLowerCase() as Address;
   if (topic0 === transferTopic || topic0 === erc20TransferTopic) {
-    if (indexed.length === 2 && data.length === 66 && indexed.every(isAddressTopic)) {
+    // ERC-20 indexes `from` and `to`; ERC-721 also the id.
+    const [fromTopic, toTopic, idTopic, ...extra] = indexed;
+    if (!isAddressTopic(fromTopic) || !isAddressTopic(toTopic)) return "malformed";
+    if (idTopic === undefined && data.length === 66) {
       return {
         type: "ERC-20",
         token,
-        from: topicAddress(indexed[0]),
-        to: topicAddress(indexed[1]),
+        from: topicAddress(fromTopic),
+        to: topicAddress(toTopic),
         tokenIds: [],
         amounts: [hexToBigInt(data as Hex)],
       };
     }
-    const nftForm = topic0 === transferTopic && indexed.length === 3 && data === "0x";
-    if (nftForm && isAddressTopic(indexed[0]) && isAddressTopic(indexed[1])) {
+    if (topic0 === transferTopic && idTopic !== undefined && extra.length === 0 && data === "0x") {
       return {
         type: "ERC-721",
         token,
-        from: topicAddress(indexed[0]),
-        to: topicAddress(indexed[1]),
-        tokenIds: [hexToBigInt(indexed[2] as Hex)],
+        from: topicAddress(fromTopic),
+        to: topicAddress(toTopic),
+        tokenIds: [hexToBigInt(idTopic as Hex)],
         amounts: [],
       };
     }
     return "malformed";
   }
   if (topic0 !== transferSingleTopic && topic0 !== transferBatchTopic) return null;
-  if (indexed.length !== 3 || !indexed.every(isAddressTopic)) return "malformed";
-  const [, fromTopic, toTopic] = indexed;
+  const [operatorTopic, fromTopic, toTopic, ...extra] = indexed;
+  const addressed = isAddressTopic(operatorTopic) && isAddressTopic(fromTopic) && isAddressTopic(toTopic);
+  if (!addressed || extra.length > 0) return "malformed";
   try {
     if (topic0 === transferSingleTopic) {
       if (data.length !== 130) return "malformed";
@@ -92,7 +95,9 @@ export function decodeTokenTransfer({
   }
 }
 
-function isAddressTopic(topic: string): boolean {
+/** Whether `topic` is present and holds an address: 32 bytes, the upper 12 of them zero. */
+function isAddressTopic(topic: string | undefined): topic is string {
+  if (topic === undefined) return false;
   return topic.length === 66 && /^0x0{24}/.test(topic);
 }
 

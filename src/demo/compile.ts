@@ -5,12 +5,18 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Abi, Hex } from "viem";
+import { required } from "../required.ts";
 
 /** ABI and creation bytecode of one compiled contract. */
 export type Artifact = { abi: Abi; bytecode: Hex };
 
 /** Compiled demo contracts keyed by contract name, e.g. `artifacts.DemoToken`. */
 export type Artifacts = Record<string, Artifact>;
+
+/** The artifact of `contractName`; throws when it was not compiled. */
+export function artifactOf(artifacts: Artifacts, contractName: string): Artifact {
+  return required(artifacts[contractName], `the compiled artifact of ${contractName}`);
+}
 
 /** Parameters of {@link compileDemoContracts}. */
 export type CompileDemoContractsParameters = {
@@ -73,8 +79,10 @@ export async function compileDemoContracts(
 
 async function readDemoSources(): Promise<Record<string, string>> {
   const names = (await readdir(contractsDirectory)).filter((name) => name.endsWith(".sol")).sort();
-  const contents = await Promise.all(names.map((name) => readFile(join(contractsDirectory, name), "utf8")));
-  return Object.fromEntries(names.map((name, index) => [name, contents[index]]));
+  const entries = await Promise.all(
+    names.map(async (name) => [name, await readFile(join(contractsDirectory, name), "utf8")] as const),
+  );
+  return Object.fromEntries(entries);
 }
 
 type SolcOutput = {
@@ -117,8 +125,10 @@ async function compile(sources: Record<string, string>): Promise<Artifacts> {
 /** Resolves `@scope/package/path.sol` imports against installed npm packages; solc needs it synchronous. */
 function readImport(path: string): { contents: string } | { error: string } {
   const segments = path.split("/");
-  const packageName = path.startsWith("@") ? segments.slice(0, 2).join("/") : segments[0];
-  const relativePath = segments.slice(packageName.split("/").length).join("/");
+  // A scoped package's name takes two segments.
+  const nameLength = path.startsWith("@") ? 2 : 1;
+  const packageName = segments.slice(0, nameLength).join("/");
+  const relativePath = segments.slice(nameLength).join("/");
   try {
     const packageDirectory = dirname(require.resolve(`${packageName}/package.json`));
     return { contents: readFileSync(join(packageDirectory, relativePath), "utf8") };

@@ -14,7 +14,7 @@ import { eth_chainId } from "../rpc/eth_chainId.ts";
 import { eth_getBlockByNumber } from "../rpc/eth_getBlockByNumber.ts";
 import { toHexQuantity } from "../rpc/types.ts";
 import { type Anvil, startAnvil } from "./anvil.ts";
-import { compileDemoContracts } from "./compile.ts";
+import { artifactOf, compileDemoContracts } from "./compile.ts";
 import { isCompleteScenarioResult, runScenario, type ScenarioResult } from "./scenario.ts";
 
 export type RunDemoParameters = { config: Config; logger: Logger; signal: AbortSignal };
@@ -161,7 +161,7 @@ async function resumeSavedChain(parameters: {
 }
 
 function firstLine(error: unknown): string {
-  return (error as Error).message.split("\n")[0];
+  return (error as Error).message.replace(/\n.*$/s, "");
 }
 
 /** Why anvil's reloaded chain is not the chain the scenario was played on, or null when it is. */
@@ -294,7 +294,7 @@ async function writeDemoAbis(folder: string, scenario: ScenarioResult): Promise<
     const address = scenario.contracts[key];
     writeFileSync(
       join(folder, `${address}.json`),
-      JSON.stringify({ address, name, abi: artifacts[name].abi }),
+      JSON.stringify({ address, name, abi: artifactOf(artifacts, name).abi }),
     );
   }
 }

@@ -1,5 +1,4 @@
 import {
-  type Address,
   createPublicClient,
   createTestClient,
   createWalletClient,
@@ -8,7 +7,13 @@ import {
   type PublicClient,
 } from "viem";
 import { compileDemoContracts, readPackagedArtifacts } from "./compile.ts";
-import type { Scenario, ScenarioContracts, ScenarioExamples } from "./scenario/context.ts";
+import {
+  isScenarioAccounts,
+  type Scenario,
+  type ScenarioAccounts,
+  type ScenarioContracts,
+  type ScenarioExamples,
+} from "./scenario/context.ts";
 import { deploy } from "./scenario/deploy.ts";
 import { depthActivity, type ScenarioDepth } from "./scenario/depth.ts";
 import { failures } from "./scenario/failures.ts";
@@ -117,7 +122,7 @@ const exampleKeys: (keyof ScenarioExamples)[] = [
 export type ScenarioResult = {
   chainId: number;
   /** Dev accounts that sent transactions; the first one deployed every contract. */
-  accounts: Address[];
+  accounts: ScenarioAccounts;
   contracts: ScenarioContracts;
   examples: ScenarioExamples;
   /** Transactions the scenario sent, including the failed ones. */
@@ -189,7 +194,7 @@ export async function runScenario(parameters: RunScenarioParameters): Promise<Ru
     walletClient.getAddresses(),
     publicClient.getBlockNumber(),
   ]);
-  if (accounts.length < 6)
+  if (!isScenarioAccounts(accounts))
     throw new Error(`the scenario needs 6 unlocked accounts, the node has ${accounts.length}`);
   // The node may have been left with automine off by an interrupted run.
   await testClient.setAutomine(true);

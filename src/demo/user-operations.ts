@@ -30,7 +30,8 @@ import {
 } from "viem/account-abstraction";
 import { mnemonicToAccount } from "viem/accounts";
 import { anvil } from "viem/chains";
-import { compileDemoContracts } from "./compile.ts";
+import { required } from "../required.ts";
+import { artifactOf, compileDemoContracts } from "./compile.ts";
 
 /** Parameters of {@link runUserOperations}. */
 export type RunUserOperationsParameters = {
@@ -181,7 +182,7 @@ export async function runUserOperations({
   );
   const token = await deployContract(tokenArtifact, ["Sextant User Op Token", "SUT", 18]);
   const verifyingPaymaster = loadArtifact(releases.v07.package, "VerifyingPaymaster");
-  const forwarder = (await compileDemoContracts()).BundleForwarder;
+  const forwarder = artifactOf(await compileDemoContracts(), "BundleForwarder");
   const relay = await deployContract(forwarder, []);
 
   const result: RunUserOperationsReturnType = {
@@ -273,9 +274,11 @@ export async function runUserOperations({
       data: Hex;
       /** The paymaster that pays for the operation (v0.7's VerifyingPaymaster). */
       paymaster?: Address;
+      /** The account's call is meant to revert. */
+      expectFailure?: boolean;
     };
     /** `via`: a contract that relays the bundle to the EntryPoint, as smart-contract bundlers do. */
-    const send = async (plans: Planned[], success: boolean[], via?: Address) => {
+    const send = async (plans: Planned[], via?: Address) => {
       const block = await publicClient.getBlock();
       const maxPriorityFeePerGas = parseGwei("1");
       const maxFeePerGas = (block.baseFeePerGas ?? 0n) * 2n + maxPriorityFeePerGas;
@@ -353,10 +356,11 @@ export async function runUserOperations({
         logs: receipt.logs,
         eventName: "UserOperationEvent",
       });
-      return signed.map((op, i): SentUserOperation => {
+      return signed.map((op): SentUserOperation => {
         const event = events.find((log) => log.args.userOpHash === op.userOpHash);
         if (!event) throw new Error(`bundle ${hash} emitted no UserOperationEvent for ${op.userOpHash}`);
-        if (event.args.success !== success[i]) {
+        const success = !op.plan.expectFailure;
+        if (event.args.success !== success) {
           throw new Error(`user operation ${op.userOpHash} (${op.plan.description}) did not go as planned`);
         }
         return {
@@ -370,7 +374,7 @@ export async function runUserOperations({
           nonce: op.userOperation.nonce,
           factory: op.factory,
           paymaster: op.paymaster,
-          success: success[i],
+          success,
           callData: op.userOperation.callData,
           userOperation: op.userOperation,
           submitted: op.submitted,
@@ -396,38 +400,36 @@ export async function runUserOperations({
         args: [bundler.address, amount],
       }),
     });
-    const [deploy] = await send(
-      [transferTo(0, "deploys account 0 and sends 0.01 ETH", parseEther("0.01"))],
-      [true],
-    );
-    const [transfer] = await send([transferTo(0, "sends 0.02 ETH", parseEther("0.02"))], [true]);
-    const [erc20] = await send([tokenTransfer("transfers 5 SUT", parseEther("5"))], [true]);
-    const bundle = (await send(
-      [
-        transferTo(1, "deploys account 1 and sends 0.03 ETH", parseEther("0.03")),
-        transferTo(0, "sends 0.04 ETH in the same bundle", parseEther("0.04")),
-      ],
-      [true, true],
-    )) as [SentUserOperation, SentUserOperation];
-    const [reverted] = await send(
-      [tokenTransfer("transfers more SUT than it holds", parseEther("1000"))],
-      [false],
-    );
+    /** Sends `plan` alone in a bundle. */
+    const sendOne = async (plan: Planned, via?: Address): Promise<SentUserOperation> => {
+      const [sent] = await send([plan], via);
+      return required(sent, `the user operation that ${plan.description}`);
+    };
+    const deploy = await sendOne(transferTo(0, "deploys account 0 and sends 0.01 ETH", parseEther("0.01")));
+    const transfer = await sendOne(transferTo(0, "sends 0.02 ETH", parseEther("0.02")));
+    const erc20 = await sendOne(tokenTransfer("transfers 5 SUT", parseEther("5")));
+    const bundle = (await send([
+      transferTo(1, "deploys account 1 and sends 0.03 ETH", parseEther("0.03")),
+      transferTo(0, "sends 0.04 ETH in the same bundle", parseEther("0.04")),
+    ])) as [SentUserOperation, SentUserOperation];
+    const reverted = await sendOne({
+      ...tokenTransfer("transfers more SUT than it holds", parseEther("1000")),
+      expectFailure: true,
+    });
 
     result.entryPoints[key] = entryPoint;
     result.factories[key] = factory;
     result.accounts[key] = accounts;
-    const [relayed] = await send(
-      [transferTo(0, "sends 0.06 ETH in a bundle relayed by a contract", parseEther("0.06"))],
-      [true],
+    const relayed = await sendOne(
+      transferTo(0, "sends 0.06 ETH in a bundle relayed by a contract", parseEther("0.06")),
       relay,
     );
-    const [sponsoredTransfer] = paymaster
-      ? await send(
-          [{ ...transferTo(0, "sends 0.05 ETH, gas paid by the paymaster", parseEther("0.05")), paymaster }],
-          [true],
-        )
-      : [];
+    const sponsoredTransfer = paymaster
+      ? await sendOne({
+          ...transferTo(0, "sends 0.05 ETH, gas paid by the paymaster", parseEther("0.05")),
+          paymaster,
+        })
+      : undefined;
     result.examples[key] = {
       deploy,
       transfer,

@@ -1,4 +1,4 @@
-import type { Address, Hash } from "viem";
+import type { Address } from "viem";
 import { ensureChainIdentity } from "../db/chain-identity.ts";
 import type { Database } from "../db/client.ts";
 import { recordHeartbeat, recordPastRpcIndexed } from "../db/user-operations-status.ts";
@@ -179,21 +179,18 @@ export function createIndexer({
     const start = state.indexedBlock === null ? firstBlock : state.indexedBlock + 1n;
     if (start > head) return reachedHead(target, signal);
 
-    const ranges: [bigint, bigint][] = [];
-    for (let from = start; from <= head; from += BigInt(rangeSize)) {
-      const to = from + BigInt(rangeSize) - 1n;
-      ranges.push([from, to < head ? to : head]);
-    }
+    const unfetched = rangesBetween(start, head, BigInt(rangeSize));
     const began = Date.now();
     let written = 0;
     let writtenTransactions = 0;
     let lastLog = began;
     // Fetches run up to `concurrency` ranges ahead; writes happen strictly in order.
     const inFlight: Promise<FetchedRange>[] = [];
-    let next = 0;
     const launch = () => {
-      while (inFlight.length < concurrency && next < ranges.length) {
-        const [from, to] = ranges[next++];
+      while (inFlight.length < concurrency) {
+        const next = unfetched.next();
+        if (next.done) return;
+        const [from, to] = next.value;
         const pending = fetchWithRetry(from, to, signal);
         pending.catch(() => {});
         inFlight.push(pending);
@@ -208,7 +205,7 @@ export function createIndexer({
         await writeRange(db, {
           from: range.from,
           to: range.to,
-          parentHash: range.blocks[0].parentHash as Hash,
+          parentHash: range.parentHash,
           rows: await rowsOf(range, undefined, signal),
         });
       } catch (error) {
@@ -309,7 +306,7 @@ export function createIndexer({
       await writeRange(db, {
         from: range.from,
         to: range.to,
-        parentHash: range.blocks[0].parentHash as Hash,
+        parentHash: range.parentHash,
         rows: await rowsOf(range, ancestor, signal),
         replaceAbove: ancestor,
       });
@@ -350,11 +347,12 @@ export function createIndexer({
    */
   async function nodeBlocks(numbers: bigint[], head: bigint) {
     const blocks = await eth_getBlockByNumber(client, { blocks: numbers, includeTransactions: false });
-    numbers.forEach((n, i) => {
-      if (n <= head && !blocks[i]?.hash)
-        throw new RpcInvalidAnswerError(`node has no block ${n} below its head ${head}`);
+    return numbers.map((n, i) => {
+      if (n > head) return null;
+      const block = blocks[i];
+      if (!block?.hash) throw new RpcInvalidAnswerError(`node has no block ${n} below its head ${head}`);
+      return block;
     });
-    return blocks.map((block, i) => (numbers[i] > head ? null : block));
   }
 
   /**
@@ -394,4 +392,12 @@ export function createIndexer({
   }
 
   return { prepare, catchUp, run, status: () => ({ ...state }) };
+}
+
+/** Blocks `start..head` in ranges of `size` blocks, the last one cut at `head`. */
+function* rangesBetween(start: bigint, head: bigint, size: bigint): Generator<[bigint, bigint], void> {
+  for (let from = start; from <= head; from += size) {
+    const to = from + size - 1n;
+    yield [from, to < head ? to : head];
+  }
 }

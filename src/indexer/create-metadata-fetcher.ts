@@ -7,8 +7,9 @@ import {
 } from "../db/token-instances.ts";
 import { BaseError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { required } from "../required.ts";
 import { retry } from "../retry.ts";
-import type { RpcClient } from "../rpc/client.ts";
+import type { RpcCall, RpcClient } from "../rpc/client.ts";
 import { RpcResponseError } from "../rpc/errors.ts";
 import { sleep } from "../sleep.ts";
 import {
@@ -83,6 +84,8 @@ class MetadataUnavailableError extends BaseError {
 
 type UriResult = { uri: string } | { error: string };
 
+type InstanceUri = { instance: PendingInstance; uri: UriResult };
+
 type Outcome = { tokenUri: string | null } & ({ metadata: Record<string, unknown> } | { error: string });
 
 /**
@@ -117,31 +120,31 @@ export function createMetadataFetcher({
   pollIntervalMs = 2_000,
   fetch: fetchImpl,
 }: CreateMetadataFetcherParameters): CreateMetadataFetcherReturnType {
-  async function readUris(instances: PendingInstance[]): Promise<UriResult[]> {
-    const calls = instances.map((instance) => ({
-      method: "eth_call",
-      params: [{ to: instance.address, data: encodeUriCall(instance) }, "latest"],
-    }));
+  async function readUris(instances: PendingInstance[]): Promise<InstanceUri[]> {
     let answers: Hex[];
     try {
-      answers = await client.batch<Hex>(calls);
+      answers = await client.batch<Hex>(instances.map(uriCallOf));
     } catch (error) {
       // One reverting instance rejects the whole batch; asking one by one tells which. Only an error
       // object from the node is about an instance: a node out of reach fails the round instead.
       if (!(error instanceof RpcResponseError)) throw error;
       return Promise.all(
-        instances.map(async (instance, i) => {
+        instances.map(async (instance) => {
+          const { method, params } = uriCallOf(instance);
           try {
-            const answer = await client.request<Hex>(calls[i].method, calls[i].params);
-            return decodeUri(instance, answer);
+            return { instance, uri: decodeUri(instance, await client.request<Hex>(method, params)) };
           } catch (error) {
-            if (error instanceof RpcResponseError) return describeCallError(instance, error);
+            if (error instanceof RpcResponseError)
+              return { instance, uri: describeCallError(instance, error) };
             throw error;
           }
         }),
       );
     }
-    return instances.map((instance, i) => decodeUri(instance, answers[i]));
+    return instances.map((instance, i) => ({
+      instance,
+      uri: decodeUri(instance, required(answers[i], `the URI answer for ${instance.address}`)),
+    }));
   }
 
   async function fetchWithRetries(
@@ -185,10 +188,8 @@ export function createMetadataFetcher({
   async function runOnce(signal?: AbortSignal): Promise<number> {
     const instances = await readUnfetchedInstances(db, batchSize);
     if (instances.length === 0) return 0;
-    const uris = await readUris(instances);
     let failed = 0;
-    await forEachBounded(instances, concurrency, async (instance, i) => {
-      const uri = uris[i];
+    await forEachBounded(await readUris(instances), concurrency, async ({ instance, uri }) => {
       let outcome: Outcome;
       if ("error" in uri) outcome = { tokenUri: null, error: uri.error };
       else {
@@ -226,8 +227,10 @@ export function createMetadataFetcher({
   };
 }
 
-function encodeUriCall({ type, tokenId }: PendingInstance): Hex {
-  return encodeFunctionData({ abi: tokenUriAbi, functionName: uriFunction(type), args: [tokenId] });
+/** The `eth_call` asking an instance's contract for its URI. */
+function uriCallOf({ address, type, tokenId }: PendingInstance): RpcCall {
+  const data = encodeFunctionData({ abi: tokenUriAbi, functionName: uriFunction(type), args: [tokenId] });
+  return { method: "eth_call", params: [{ to: address, data }, "latest"] };
 }
 
 function uriFunction(type: string): "uri" | "tokenURI" {
@@ -268,17 +271,11 @@ function withoutNul(value: unknown): unknown {
 }
 
 /** Runs `work` on every item with at most `limit` running at once. */
-async function forEachBounded<T>(
-  items: T[],
-  limit: number,
-  work: (item: T, index: number) => Promise<void>,
-): Promise<void> {
-  let next = 0;
+async function forEachBounded<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  // The workers share one iterator, so each takes the next item not yet taken.
+  const queue = items.values();
   const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      await work(items[index], index);
-    }
+    for (const item of queue) await work(item);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

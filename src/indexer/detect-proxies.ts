@@ -9,6 +9,7 @@ import { eth_getStorageAt } from "../rpc/eth_getStorageAt.ts";
 import { perBlock } from "../rpc/per-block.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
 import type { InternalTransaction } from "./map-traces.ts";
+import { rangeBlocks } from "./range-blocks.ts";
 
 /** Blockscout's `proxy_type` values for the proxies Sextant detects. */
 export type ProxyType = "eip1967" | "eip1967_beacon" | "eip1822" | "eip1167" | "eip7702";
@@ -56,6 +57,9 @@ const zeroAddress = `0x${"0".repeat(40)}`;
 /** `code`: the runtime code a successful create frame returned, so it need not be read from the node. */
 type Candidate = { address: Address; blockNumber: bigint; refresh: boolean; code?: Hex };
 
+/** A detection being worked out: who to ask for the implementation, and whether it always gives a row. */
+type Detection = ProxyDetection & { ask: Address | null; refresh: boolean };
+
 /**
  * Finds the range's proxies and what they delegate to: contracts created in it (receipts and successful
  * create frames), emitters of `Upgraded`/`BeaconUpgraded` and authorities of EIP-7702 authorizations, each
@@ -79,11 +83,7 @@ export async function detectProxies(
   }
 }
 
-async function candidatesOf({
-  blocks,
-  receipts,
-  internalTransactions,
-}: DetectProxiesParameters): Promise<Candidate[]> {
+async function candidatesOf(range: DetectProxiesParameters): Promise<Candidate[]> {
   const found = new Map<string, Candidate>();
   const add = (address: string, blockNumber: bigint, refresh: boolean, code?: Hex) => {
     const lower = address.toLowerCase() as Address;
@@ -94,20 +94,20 @@ async function candidatesOf({
       known.code ??= code;
     } else found.set(key, { address: lower, blockNumber, refresh, code });
   };
-  for (let b = 0; b < blocks.length; b++) {
-    const number = BigInt(blocks[b].number as Hex);
-    for (const frame of internalTransactions?.[b].flat() ?? []) {
+  for (const { block, transactions } of rangeBlocks(range)) {
+    const number = BigInt(block.number as Hex);
+    for (const frame of transactions.flatMap(({ frames }) => frames ?? [])) {
       if (frame.createdContract && frame.error === null)
         add(frame.createdContract, number, false, frame.output ?? undefined);
     }
-    for (const receipt of receipts[b]) {
+    for (const { receipt } of transactions) {
       if (receipt.contractAddress && receipt.status !== "0x0") add(receipt.contractAddress, number, false);
       for (const log of receipt.logs) {
         const topic = log.topics[0];
         if (topic === upgradedTopic || topic === beaconUpgradedTopic) add(log.address, number, true);
       }
     }
-    for (const transaction of blocks[b].transactions) {
+    for (const transaction of block.transactions) {
       if (transaction.type !== "0x4") continue;
       for (const authorization of transaction.authorizationList ?? []) {
         const authority = await authorityOf(authorization);
@@ -161,8 +161,14 @@ async function readProxies(client: RpcClient, candidates: Candidate[]): Promise<
     ),
   });
   const slotWords = new Map(delegating.map((candidate, i) => [candidate, words.slice(i * 3, i * 3 + 3)]));
-  const detections = candidates.map((candidate, i): ProxyDetection & { ask: Address | null } => {
-    const row = { address: candidate.address, blockNumber: candidate.blockNumber, beacon: null, ask: null };
+  const detections = candidates.map((candidate, i): Detection => {
+    const row = {
+      address: candidate.address,
+      blockNumber: candidate.blockNumber,
+      beacon: null,
+      ask: null,
+      refresh: candidate.refresh,
+    };
     const code = (codes[i] ?? "0x").toLowerCase();
     const delegate = delegationDesignator.exec(code)?.[1] ?? minimalProxy.exec(code)?.[1];
     if (delegate) {
@@ -193,8 +199,8 @@ async function readProxies(client: RpcClient, candidates: Candidate[]): Promise<
     detection.implementation = addressIn(answers[i]);
   });
   return detections
-    .filter((detection, i) => candidates[i].refresh || detection.proxyType !== null)
-    .map(({ ask: _ask, ...detection }) => detection);
+    .filter((detection) => detection.refresh || detection.proxyType !== null)
+    .map(({ ask: _ask, refresh: _refresh, ...detection }) => detection);
 }
 
 /** The nonzero address held by a 32-byte word whose upper 12 bytes are zero, else null. */

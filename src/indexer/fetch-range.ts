@@ -1,4 +1,5 @@
-import type { Address } from "viem";
+import type { Address, Hash } from "viem";
+import { required } from "../required.ts";
 import type { RpcClient } from "../rpc/client.ts";
 import { type CallTracerResult, debug_traceBlockByNumber } from "../rpc/debug_traceBlockByNumber.ts";
 import { isMethodNotSupported, RpcInvalidAnswerError } from "../rpc/errors.ts";
@@ -11,6 +12,7 @@ import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
 import type { Tracer } from "./choose-tracer.ts";
 import { detectProxies, type ProxyDetection } from "./detect-proxies.ts";
 import { type InternalTransaction, mapCallTracerBlock, mapParityBlock } from "./map-traces.ts";
+import { rangeBlocks } from "./range-blocks.ts";
 import { readTokenMetadata, type TokenReadings } from "./read-token-metadata.ts";
 import { type RangeTransfers, type TokenCandidate, tokenCandidatesOf } from "./token-candidates.ts";
 import { validateRange } from "./validate-range.ts";
@@ -29,6 +31,8 @@ export type FetchRangeParameters = {
 export type FetchedRange = {
   from: bigint;
   to: bigint;
+  /** The parent hash of block `from`: the hash the stored block below the range must have. */
+  parentHash: Hash;
   blocks: RpcFullBlock[];
   /** `receipts[i]` are the receipts of `blocks[i]`, in transaction order. */
   receipts: RpcReceipt[][];
@@ -77,6 +81,7 @@ export async function fetchRange(
   ]);
   const receiptLists = maybeReceipts ?? (await receiptsPerTransaction(client, maybeBlocks));
   const { blocks, receipts } = validateRange({ from, to, blocks: maybeBlocks, receipts: receiptLists });
+  const { parentHash } = required(blocks[0], `block ${from}`);
   const internalTransactions = traces && mapTraces(tracer, blocks, receipts, traces);
 
   const contracts = new Set<Address>();
@@ -84,14 +89,12 @@ export async function fetchRange(
   for (const frame of internalTransactions?.flat(2) ?? []) {
     if (frame.createdContract && frame.error === null) contracts.add(frame.createdContract);
   }
-  for (let b = 0; b < blocks.length; b++) {
-    for (const receipt of receipts[b]) {
-      if (receipt.contractAddress && receipt.status !== "0x0") contracts.add(lower(receipt.contractAddress));
-      for (const log of receipt.logs) contracts.add(lower(log.address));
-    }
-    for (const transaction of blocks[b].transactions) {
-      if (transaction.to && transaction.input.length > 2) unknown.add(lower(transaction.to));
-    }
+  for (const receipt of receipts.flat()) {
+    if (receipt.contractAddress && receipt.status !== "0x0") contracts.add(lower(receipt.contractAddress));
+    for (const log of receipt.logs) contracts.add(lower(log.address));
+  }
+  for (const transaction of blocks.flatMap((block) => block.transactions)) {
+    if (transaction.to && transaction.input.length > 2) unknown.add(lower(transaction.to));
   }
   for (const address of [...unknown]) {
     if (contracts.has(address) || knownContracts.has(address)) {
@@ -129,6 +132,7 @@ export async function fetchRange(
   return {
     from,
     to,
+    parentHash,
     blocks,
     receipts,
     internalTransactions,
@@ -150,18 +154,18 @@ function mapTraces(
   receipts: RpcReceipt[][],
   traces: CallTracerResult[][] | ParityTrace[][],
 ): InternalTransaction[][][] {
-  return blocks.map((block, b) => {
-    const transactions = block.transactions.map((transaction, t) => ({
+  return rangeBlocks({ blocks, receipts }).map(({ block, transactions: paired }, b) => {
+    const transactions = paired.map(({ transaction, receipt }) => ({
       hash: transaction.hash,
       gas: BigInt(transaction.gas),
-      gasUsed: BigInt(receipts[b][t].gasUsed),
+      gasUsed: BigInt(receipt.gasUsed),
     }));
     const blockTraces = traces[b] ?? [];
     if (tracer === "callTracer") {
       const results = blockTraces as CallTracerResult[];
       const mismatch =
         results.length !== transactions.length ||
-        results.some((r, t) => r.txHash && r.txHash !== transactions[t].hash);
+        results.some((r, t) => r.txHash && r.txHash !== transactions[t]?.hash);
       if (mismatch)
         throw new RpcInvalidAnswerError(
           `block ${block.number}: callTracer results do not match its transactions`,

@@ -172,7 +172,7 @@ async function fetchHttp(
       return fail(`HTTP ${response.status}`, response.status === 429 || response.status >= 500);
     }
     const contentType = response.headers.get("content-type") ?? "";
-    const mediaType = contentType.split(";")[0].trim().toLowerCase();
+    const mediaType = contentType.replace(/;.*$/s, "").trim().toLowerCase();
     if (isImage(mediaType) || isVideo(mediaType)) {
       await response.body?.cancel().catch(() => {});
       return interpretBody(mediaType, Buffer.alloc(0), originalUri);

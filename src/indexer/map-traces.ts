@@ -143,7 +143,8 @@ export function mapParityBlock(
   traces: readonly ParityTrace[],
   transactions?: readonly (TransactionContext | undefined)[],
 ): MapParityBlockReturnType {
-  const groups: { hash: Hex; frames: RawFrame[] }[] = [];
+  // A group is opened by its transaction's first frame, so it is never empty.
+  const groups: { hash: Hex; frames: [RawFrame, ...RawFrame[]] }[] = [];
   for (const trace of traces) {
     const t = trace.transactionPosition;
     if (t == null) continue; // block and withdrawal rewards
@@ -154,11 +155,13 @@ export function mapParityBlock(
         `a trace names transaction ${t} of a block that has ${transactions.length} transactions`,
       );
     }
-    groups[t] ??= {
-      hash: transactionHashOf(trace.transactionHash ?? undefined, transactions?.[t], t),
-      frames: [],
-    };
-    groups[t].frames.push(frame);
+    const group = groups[t];
+    if (group) group.frames.push(frame);
+    else
+      groups[t] = {
+        hash: transactionHashOf(trace.transactionHash ?? undefined, transactions?.[t], t),
+        frames: [frame],
+      };
   }
   const count = transactions?.length ?? groups.length;
   const mapped: InternalTransaction[][] = [];

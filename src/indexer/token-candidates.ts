@@ -1,6 +1,7 @@
 import { type Address, zeroAddress } from "viem";
 import { decodeTokenTransfer, type TokenTransfer, type TokenTransferType } from "../decode/token-transfer.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
+import { rangeBlocks } from "./range-blocks.ts";
 
 /** A token whose transfers appear in a range: the event forms it used and the blocks to read it at. */
 export type TokenCandidate = {
@@ -29,9 +30,9 @@ export function tokenCandidatesOf(
 ): { transfers: RangeTransfers; candidates: Map<Address, TokenCandidate> } {
   const transfers: RangeTransfers = new Map();
   const candidates = new Map<Address, TokenCandidate>();
-  blocks.forEach((block, b) => {
+  for (const { block, transactions } of rangeBlocks({ blocks, receipts })) {
     const number = Number(block.number);
-    for (const log of receipts[b].flatMap((receipt) => receipt.logs)) {
+    for (const log of transactions.flatMap(({ receipt }) => receipt.logs)) {
       const transfer = decodeTokenTransfer({
         address: log.address,
         topics: log.topics as string[],
@@ -49,6 +50,6 @@ export function tokenCandidatesOf(
       if (transfer.from === zeroAddress || transfer.to === zeroAddress) candidate.supplyBlock = number;
       candidates.set(transfer.token, candidate);
     }
-  });
+  }
   return { transfers, candidates };
 }

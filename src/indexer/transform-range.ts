@@ -1,5 +1,6 @@
 import { createRangeRows, type RangeRows } from "../db/tables.ts";
 import type { FetchedRange } from "./fetch-range.ts";
+import { rangeBlocks } from "./range-blocks.ts";
 import { transferKey } from "./token-candidates.ts";
 import { transformBlock } from "./transform/blocks.ts";
 import { transformFrames } from "./transform/internal-transactions.ts";
@@ -38,7 +39,7 @@ export function transformRange(
   range: FetchedRange,
   { entryPoints }: TransformRangeOptions = {},
 ): TransformRangeReturnType {
-  const { blocks, receipts, internalTransactions } = range;
+  const traced = range.internalTransactions !== null;
   const rows = createRangeRows();
   const participation = createParticipation(rows, range.contracts);
   const instancesSeen = new Set<string>();
@@ -52,13 +53,11 @@ export function transformRange(
       beacon: proxy.beacon,
     });
   }
-  blocks.forEach((block, b) => {
+  for (const { block, transactions } of rangeBlocks(range)) {
     const blockNumber = Number(block.number);
-    transformBlock(rows, participation, block, { traced: internalTransactions !== null });
+    transformBlock(rows, participation, block, { traced });
     let firstBlockIndex = 0;
-    block.transactions.forEach((transaction, t) => {
-      const receipt = receipts[b][t];
-      const frames = internalTransactions?.[b][t] ?? null;
+    for (const { transaction, index: t, receipt, frames } of transactions) {
       transformTransaction(rows, participation, {
         blockNumber,
         blockHash: block.hash,
@@ -86,8 +85,8 @@ export function transformRange(
         if (transfer === null || transfer === "malformed") continue;
         transformTokenTransfer(rows, participation, { ...context, logIndex, transfer, instancesSeen });
       }
-    });
-  });
+    }
+  }
   if (entryPoints) {
     pushUserOperationRows(rows, extractUserOperations(bundleTransactionsOf(range, entryPoints), entryPoints));
   }

@@ -19,6 +19,7 @@ import {
 } from "viem/account-abstraction";
 import type { RangeRows } from "../db/tables.ts";
 import type { FetchedRange } from "./fetch-range.ts";
+import { rangeBlocks } from "./range-blocks.ts";
 
 /** The EntryPoint addresses indexed per version group; an empty list turns the group off. */
 export type EntryPoints = { v06: readonly Address[]; v07: readonly Address[]; v08: readonly Address[] };
@@ -324,11 +325,15 @@ export function bundleTransactionsOf(range: FetchedRange, entryPoints: EntryPoin
   const byAddress = entryPointGroups(entryPoints);
   const bundles: BundleTransaction[] = [];
   if (byAddress.size === 0) return bundles;
-  range.blocks.forEach((block, b) => {
-    block.transactions.forEach((transaction, t) => {
-      const { logs } = range.receipts[b][t];
-      if (!logs.some((log) => byAddress.has(log.address.toLowerCase()))) return;
-      const innerCalls = (range.internalTransactions?.[b]?.[t] ?? [])
+  for (const { block, transactions } of rangeBlocks(range)) {
+    for (const {
+      transaction,
+      index,
+      receipt: { logs },
+      frames,
+    } of transactions) {
+      if (!logs.some((log) => byAddress.has(log.address.toLowerCase()))) continue;
+      const innerCalls = (frames ?? [])
         .filter((frame) => frame.index > 0 && frame.type === "call" && frame.error === null)
         .filter((frame) => frame.to !== null && byAddress.has(frame.to))
         .map((frame) => ({ to: frame.to as string, input: frame.input }));
@@ -336,7 +341,7 @@ export function bundleTransactionsOf(range: FetchedRange, entryPoints: EntryPoin
         hash: transaction.hash,
         blockNumber: Number(block.number),
         blockHash: block.hash,
-        index: t,
+        index,
         from: transaction.from,
         to: transaction.to ?? null,
         input: transaction.input,
@@ -348,8 +353,8 @@ export function bundleTransactionsOf(range: FetchedRange, entryPoints: EntryPoin
           logIndex: Number(log.logIndex),
         })),
       });
-    });
-  });
+    }
+  }
   return bundles;
 }
 

@@ -58,12 +58,13 @@ export function validateRange({
     blockReceipts.forEach((receipt, t) => {
       const transaction = block.transactions[t];
       if (
+        transaction === undefined ||
         receipt.transactionHash !== transaction.hash ||
         receipt.blockHash !== block.hash ||
         Number(receipt.transactionIndex) !== t
       ) {
         throw invalid(
-          `block ${number}: receipt ${t} (${receipt.transactionHash}) does not match transaction ${transaction.hash}`,
+          `block ${number}: receipt ${t} (${receipt.transactionHash}) does not match transaction ${transaction?.hash}`,
         );
       }
       for (const log of receipt.logs) {

@@ -180,7 +180,9 @@ export function createRpcClient({
       const answer = await observed(calls, () => post(calls.length === 1 ? body[0] : body));
       const answers = Array.isArray(answer) ? (answer as JsonRpcAnswer[]) : [answer as JsonRpcAnswer];
       // A single-call error object from a node that rejects batches arrives without an array.
-      if (calls.length > 1 && !Array.isArray(answer)) answerOf(calls[0], answer as JsonRpcAnswer);
+      const [firstCall] = calls;
+      if (firstCall && calls.length > 1 && !Array.isArray(answer))
+        answerOf(firstCall, answer as JsonRpcAnswer);
       const byId = new Map(answers.map((entry) => [entry?.id, entry]));
       return calls.map((call, i) => {
         try {

@@ -1,3 +1,5 @@
+import { required } from "../required.ts";
+
 /**
  * Runs `read` once per block for the items read at that block, in parallel, and returns the answers in
  * the items' order: `eth_call` and `eth_getCode` batches take one block each.
@@ -11,21 +13,20 @@ export async function perBlock<Item extends { blockNumber: bigint }, Answer>(
   items: Item[],
   read: (blockNumber: bigint, group: Item[]) => Promise<Answer[]>,
 ): Promise<Answer[]> {
-  const groups = new Map<bigint, number[]>();
-  items.forEach((item, i) => {
+  const groups = new Map<bigint, { positions: number[]; items: Item[] }>();
+  items.forEach((item, position) => {
     const group = groups.get(item.blockNumber);
-    if (group) group.push(i);
-    else groups.set(item.blockNumber, [i]);
+    if (group) {
+      group.positions.push(position);
+      group.items.push(item);
+    } else groups.set(item.blockNumber, { positions: [position], items: [item] });
   });
   const answers: Answer[] = new Array(items.length);
   await Promise.all(
-    [...groups].map(async ([blockNumber, positions]) => {
-      const got = await read(
-        blockNumber,
-        positions.map((i) => items[i]),
-      );
-      positions.forEach((i, j) => {
-        answers[i] = got[j];
+    [...groups].map(async ([blockNumber, group]) => {
+      const got = await read(blockNumber, group.items);
+      group.positions.forEach((position, j) => {
+        answers[position] = required(got[j], `answer ${j} of ${group.items.length} at block ${blockNumber}`);
       });
     }),
   );

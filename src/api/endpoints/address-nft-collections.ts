@@ -76,9 +76,10 @@ export const addressNftCollections = defineEndpoint<{
       limit: pageSize + 1,
       instances: instancesPerCollection,
     });
-    const collections: NftCollectionRow[][] = [];
+    // Each collection holds at least the row that opened it.
+    const collections: [NftCollectionRow, ...NftCollectionRow[]][] = [];
     for (const row of rows) {
-      const current = collections[collections.length - 1];
+      const current = collections.at(-1);
       if (current && current[0].token_address === row.token_address) current.push(row);
       else collections.push([row]);
     }

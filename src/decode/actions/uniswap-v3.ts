@@ -49,15 +49,17 @@ export function uniswapV3Actions({
   const actions: TransactionAction[] = [];
   const minted = new Map<string, { ids: string[]; log_index: number }>();
   for (const log of logs) {
+    const [topic0, fromTopic, toTopic, idTopic, ...extra] = log.topics;
     if (
       log.address === positionManager &&
-      log.topics.length === 4 &&
-      log.topics[0] === erc721TransferTopic &&
-      topicAddress(log.topics[1]) === zeroAddress
+      topic0 === erc721TransferTopic &&
+      idTopic !== undefined &&
+      extra.length === 0 &&
+      topicAddress(fromTopic) === zeroAddress
     ) {
-      const to = topicAddress(log.topics[2]);
+      const to = topicAddress(toTopic);
       const receiver = minted.get(to) ?? { ids: [], log_index: log.log_index };
-      receiver.ids.push(BigInt(log.topics[3]).toString());
+      receiver.ids.push(BigInt(idTopic).toString());
       minted.set(to, receiver);
       continue;
     }

@@ -10,7 +10,8 @@ import {
 /** An ERC-4337 bundle, then each user operation it carried with its outcome. */
 export function userOperationSummaries(parameters: SummarizeTransactionParameters): TransactionSummary[] {
   const { userOperations } = parameters;
-  if (userOperations.length === 0) return [];
+  const [first] = userOperations;
+  if (first === undefined) return [];
   const count = userOperations.length;
   return summaries([
     [
@@ -18,7 +19,7 @@ export function userOperationSummaries(parameters: SummarizeTransactionParameter
       {
         action_type: text("Bundle"),
         operations: text(`${count} user operation${count === 1 ? "" : "s"}`),
-        entry_point: addressVariable(userOperations[0].entry_point),
+        entry_point: addressVariable(first.entry_point),
       },
     ],
     ...userOperations.map(

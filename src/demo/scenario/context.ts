@@ -13,7 +13,8 @@ import {
   type TransactionReceipt,
   type WalletClient,
 } from "viem";
-import type { Artifacts } from "../compile.ts";
+import { required } from "../../required.ts";
+import { type Artifacts, artifactOf } from "../compile.ts";
 
 /** Addresses of the contracts the scenario deployed or created. */
 export type ScenarioContracts = {
@@ -178,13 +179,21 @@ export type ContractName =
   | "NonfungiblePositionManager"
   | "WETH9";
 
+/** The node's unlocked dev accounts the scenario sends from: at least six; the first deploys every contract. */
+export type ScenarioAccounts = [Address, Address, Address, Address, Address, Address, ...Address[]];
+
+/** Whether the node unlocked enough accounts for the scenario. */
+export function isScenarioAccounts(accounts: Address[]): accounts is ScenarioAccounts {
+  return accounts.length >= 6;
+}
+
 /** What the activities share while the scenario runs: the clients, the artifacts, and what was made so far. */
 export type Scenario = {
   publicClient: PublicClient;
   walletClient: WalletClient;
   testClient: TestClient<"anvil">;
   artifacts: Artifacts;
-  accounts: Address[];
+  accounts: ScenarioAccounts;
   contracts: Partial<ScenarioContracts>;
   examples: Partial<ScenarioExamples>;
   transactionCount: number;
@@ -214,15 +223,15 @@ export function eventArgs<args>(
   eventName: string,
 ): args {
   const events = parseEventLogs({ abi: abiOf(scenario, contractName), logs, eventName });
-  if (events.length !== 1) throw new Error(`expected one ${eventName} event, found ${events.length}`);
-  return events[0].args as args;
+  const [event, ...others] = events;
+  if (event === undefined || others.length > 0)
+    throw new Error(`expected one ${eventName} event, found ${events.length}`);
+  return event.args as args;
 }
 
 /** The ABI of `contractName`; throws when it was not compiled. */
 export function abiOf(scenario: Scenario, contractName: ContractName): Abi {
-  const artifact = scenario.artifacts[contractName];
-  if (artifact === undefined) throw new Error(`no compiled artifact for ${contractName}`);
-  return artifact.abi;
+  return artifactOf(scenario.artifacts, contractName).abi;
 }
 
 /** Calldata of `functionName` of `contractName` with `args`. */
@@ -237,8 +246,8 @@ export function call(
 
 /** Creation code of `contractName` with its constructor `args`. */
 export function deployData(scenario: Scenario, contractName: ContractName, args: unknown[]): Hex {
-  const { bytecode } = scenario.artifacts[contractName];
-  return encodeDeployData({ abi: abiOf(scenario, contractName), bytecode, args });
+  const { abi, bytecode } = artifactOf(scenario.artifacts, contractName);
+  return encodeDeployData({ abi, bytecode, args });
 }
 
 /** The checksummed address of the contract `receipt`'s transaction created; throws when it created none. */
@@ -248,17 +257,25 @@ export function requireContractAddress(receipt: TransactionReceipt): Address {
   return getAddress(receipt.contractAddress);
 }
 
-/** Picks accounts round-robin, skipping the excluded ones so a transfer never goes to its sender. */
-export function pick(accounts: Address[], index: number, ...excluded: Address[]): Address {
-  for (let offset = 0; offset < accounts.length; offset++) {
-    const account = accounts[(index + offset) % accounts.length];
-    if (!excluded.includes(account)) return account;
-  }
-  throw new Error("no account left to pick");
+/** `items.map(map)` that keeps a tuple a tuple: one result per item, in the items' order. */
+export function mapTuple<const Items extends readonly unknown[], Result>(
+  items: Items,
+  map: (item: Items[number]) => Result,
+): { -readonly [Index in keyof Items]: Result } {
+  // `map` keeps the length and order, which its array return type cannot say.
+  return items.map((item) => map(item)) as { -readonly [Index in keyof Items]: Result };
 }
 
-/** `value`, which an earlier step provides; throws when the steps ran out of order. */
-export function required<value>(value: value | undefined): value {
-  if (value === undefined) throw new Error("scenario step ran before the step that provides its input");
-  return value;
+/** Picks accounts round-robin, skipping the excluded ones so a transfer never goes to its sender. */
+export function pick(accounts: Address[], index: number, ...excluded: Address[]): Address {
+  const start = index % accounts.length;
+  const inTurn = [...accounts.slice(start), ...accounts.slice(0, start)];
+  const account = inTurn.find((candidate) => !excluded.includes(candidate));
+  if (account === undefined) throw new Error("no account left to pick");
+  return account;
+}
+
+/** The address of the `key` contract, which an earlier step deployed; throws when the steps ran out of order. */
+export function deployed(scenario: Scenario, key: keyof ScenarioContracts): Address {
+  return required(scenario.contracts[key], `the ${key} contract, which an earlier step deploys,`);
 }

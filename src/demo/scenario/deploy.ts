@@ -4,8 +4,8 @@ import {
   type ContractName,
   call,
   deployData,
+  deployed,
   requireContractAddress,
-  required,
   type Scenario,
   type ScenarioContracts,
 } from "./context.ts";
@@ -46,7 +46,7 @@ export async function deploy(scenario: Scenario): Promise<void> {
   });
   contracts.proxy = requireContractAddress(proxyDeployment);
   contracts.relay = (await scenario.publicClient.readContract({
-    address: required(contracts.playground),
+    address: deployed(scenario, "playground"),
     abi: abiOf(scenario, "Playground"),
     functionName: "relay",
   })) as Address;

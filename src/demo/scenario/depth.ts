@@ -1,5 +1,5 @@
 import { type Address, getAddress, keccak256, slice, toHex } from "viem";
-import { call, required, type Scenario } from "./context.ts";
+import { call, deployed, type Scenario } from "./context.ts";
 import { mineTogether, type PlannedTransaction } from "./mine.ts";
 
 /** What the scenario's deep lists hold: more than a page each, with values a JSON double rounds. */
@@ -21,11 +21,9 @@ const depthBlockSize = 50;
 /** The issue's example of a value `String(JSON.parse(...))` prints as `4.994e+21`. */
 const above1e21 = 4_993_999_999_999_999_999_904n;
 
-/** `count` addresses no key controls (never senders), derived from `label`. */
-function keylessAddresses(label: string, count: number): Address[] {
-  return Array.from({ length: count }, (_, index) =>
-    getAddress(slice(keccak256(toHex(`sextant demo ${label} ${index}`)), 12)),
-  );
+/** An address no key controls (never a sender), derived from `label` and `index`. */
+function keylessAddress(label: string, index: number): Address {
+  return getAddress(slice(keccak256(toHex(`sextant demo ${label} ${index}`)), 12));
 }
 
 /**
@@ -34,8 +32,8 @@ function keylessAddresses(label: string, count: number): Address[] {
  */
 function denseRun(top: bigint, count: number): bigint[] {
   const values: bigint[] = [];
-  for (let index = 0; index < count; index++)
-    values.push(index % 5 === 2 ? values[index - 1] : top - BigInt(index));
+  // Index 2 of every five repeats index 1's value, which is no repeat itself.
+  for (let index = 0; index < count; index++) values.push(top - BigInt(index % 5 === 2 ? index - 1 : index));
   return values;
 }
 
@@ -50,24 +48,30 @@ function denseRun(top: bigint, count: number): bigint[] {
 export async function depthActivity(scenario: Scenario): Promise<ScenarioDepth> {
   const { accounts } = scenario;
   const [owner] = accounts;
-  const token = required(scenario.contracts.token);
-  const multiToken = required(scenario.contracts.multiToken);
+  const token = deployed(scenario, "token");
+  const multiToken = deployed(scenario, "multiToken");
   const tokenAmounts = [
     ...denseRun(above1e21, 60),
     ...[1n, 2n, 3n, 3n, 5n].map((step) => step * 10n ** 20n + 7n),
     ...denseRun(twoTo60 + 120n, 70),
   ];
-  const tokenHolders = keylessAddresses("token holder", tokenAmounts.length);
+  const tokenMints = tokenAmounts.map((amount, index) => ({
+    holder: keylessAddress("token holder", index),
+    amount,
+  }));
   const multiTokenId = 7000n;
   const idAmounts = [...denseRun(twoTo60 + 100n, 55), ...Array.from({ length: 10 }, () => 3n)];
-  const multiTokenIdHolders = keylessAddresses("multi-token holder", idAmounts.length);
+  const idMints = idAmounts.map((amount, index) => ({
+    holder: keylessAddress("multi-token holder", index),
+    amount,
+  }));
   const multiTokenIds = Array.from({ length: 60 }, (_, index) => 8000n + BigInt(index));
   const multiTokenIdsHolder = accounts[1];
   const plans: PlannedTransaction[] = [
-    ...tokenHolders.map((holder, index) => ({
+    ...tokenMints.map(({ holder, amount }) => ({
       from: owner,
       to: token,
-      data: call(scenario, "DemoToken", "mint", [holder, tokenAmounts[index]]),
+      data: call(scenario, "DemoToken", "mint", [holder, amount]),
     })),
     {
       from: owner,
@@ -79,14 +83,20 @@ export async function depthActivity(scenario: Scenario): Promise<ScenarioDepth> 
         "0x",
       ]),
     },
-    ...multiTokenIdHolders.map((holder, index) => ({
+    ...idMints.map(({ holder, amount }) => ({
       from: owner,
       to: multiToken,
-      data: call(scenario, "DemoMultiToken", "mint", [holder, multiTokenId, idAmounts[index], "0x"]),
+      data: call(scenario, "DemoMultiToken", "mint", [holder, multiTokenId, amount, "0x"]),
     })),
   ];
   // Blocks of at most 50: tracing a block with debug_traceBlockByNumber costs the square of its size.
   for (let start = 0; start < plans.length; start += depthBlockSize)
     await mineTogether(scenario, plans.slice(start, start + depthBlockSize));
-  return { tokenHolders, multiTokenId, multiTokenIdHolders, multiTokenIdsHolder, multiTokenIds };
+  return {
+    tokenHolders: tokenMints.map(({ holder }) => holder),
+    multiTokenId,
+    multiTokenIdHolders: idMints.map(({ holder }) => holder),
+    multiTokenIdsHolder,
+    multiTokenIds,
+  };
 }

@@ -1,5 +1,5 @@
 import { parseEther } from "viem";
-import { call, pick, required, type Scenario } from "./context.ts";
+import { call, deployed, pick, type Scenario } from "./context.ts";
 import { mineAlone, mineTogether } from "./mine.ts";
 import { collectibleTokenUri } from "./nfts.ts";
 
@@ -13,8 +13,8 @@ const failingGas = 200_000n;
  */
 export async function failures(scenario: Scenario, round: number): Promise<void> {
   const { accounts } = scenario;
-  const playground = required(scenario.contracts.playground);
-  const token = required(scenario.contracts.token);
+  const playground = deployed(scenario, "playground");
+  const token = deployed(scenario, "token");
   const sender = (offset: number) => pick(accounts, round + offset);
   if (round % 2 === 0) {
     // A block mixing failed and successful transactions.
@@ -52,7 +52,7 @@ export async function failures(scenario: Scenario, round: number): Promise<void>
     // 25k gas covers the intrinsic cost but not the delegatecall and storage write behind the proxy.
     await mineAlone(scenario, {
       from: sender(1),
-      to: required(scenario.contracts.proxy),
+      to: deployed(scenario, "proxy"),
       data: call(scenario, "CounterV1", "increment", []),
       gas: 25_000n,
       expectFailure: true,
@@ -61,7 +61,7 @@ export async function failures(scenario: Scenario, round: number): Promise<void>
   } else if (kind === 1) {
     await mineAlone(scenario, {
       from: pick(accounts, round + 1, accounts[0]),
-      to: required(scenario.contracts.collectible),
+      to: deployed(scenario, "collectible"),
       data: call(scenario, "DemoCollectible", "mint", [sender(2), collectibleTokenUri(0n)]),
       gas: failingGas,
       expectFailure: true,

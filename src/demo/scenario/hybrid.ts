@@ -1,5 +1,5 @@
 import { type Address, parseEther } from "viem";
-import { abiOf, call, pick, required, type Scenario, type ScenarioExamples } from "./context.ts";
+import { abiOf, call, deployed, pick, type Scenario, type ScenarioExamples } from "./context.ts";
 import { mineTogether, type PlannedTransaction } from "./mine.ts";
 
 /** One whole unit of the hybrid token, which is also one NFT. */
@@ -19,7 +19,7 @@ export const hybridGas = 1_500_000n;
  */
 export async function hybridActivity(scenario: Scenario, round: number): Promise<void> {
   const { accounts, publicClient } = scenario;
-  const address = required(scenario.contracts.hybrid);
+  const address = deployed(scenario, "hybrid");
   const abi = abiOf(scenario, "DemoHybrid");
   const read = async <value>(functionName: string, holder: Address) =>
     (await publicClient.readContract({ address, abi, functionName, args: [holder] })) as value;
@@ -30,7 +30,9 @@ export async function hybridActivity(scenario: Scenario, round: number): Promise
   const [first, second, ...others] = holders.sort((a, b) =>
     a.balance === b.balance ? 0 : a.balance > b.balance ? -1 : 1,
   );
-  if (first.balance < hybridUnit) throw new Error("no hybrid holder has a whole unit left");
+  if (first === undefined || first.balance < hybridUnit)
+    throw new Error("no hybrid holder has a whole unit left");
+  if (second === undefined) throw new Error("the hybrid activity needs a second holder");
   const hybrid = (
     from: Address,
     functionName: string,

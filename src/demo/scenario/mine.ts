@@ -8,7 +8,8 @@ import {
   TransactionReceiptNotFoundError,
   type TransactionRequest,
 } from "viem";
-import { required, type Scenario, type ScenarioExamples } from "./context.ts";
+import { required } from "../../required.ts";
+import { mapTuple, type Scenario, type ScenarioExamples } from "./context.ts";
 
 // Only a stuck node reaches it; a loaded 2-core machine can take many seconds to mine a busy block.
 const receiptTimeoutMs = 60_000;
@@ -41,10 +42,10 @@ export async function mineAlone(scenario: Scenario, plan: PlannedTransaction): P
  * in order (concurrent sends from one account collide on the nonce); different senders go in parallel.
  * Gas is estimated against the previous block, so plans must not depend on each other.
  */
-export async function mineTogether(
+export async function mineTogether<const Plans extends readonly PlannedTransaction[]>(
   scenario: Scenario,
-  plans: PlannedTransaction[],
-): Promise<TransactionReceipt[]> {
+  plans: Plans,
+): Promise<{ -readonly [Index in keyof Plans]: TransactionReceipt }> {
   const bySender = new Map<Address, PlannedTransaction[]>();
   for (const plan of plans) bySender.set(plan.from, [...(bySender.get(plan.from) ?? []), plan]);
   const hashes = new Map<PlannedTransaction, Hash>();
@@ -60,9 +61,10 @@ export async function mineTogether(
     await scenario.testClient.setAutomine(true);
   }
   return Promise.all(
-    plans.map(async (plan) =>
-      checkReceipt(scenario, plan, await waitForReceipt(scenario, required(hashes.get(plan)))),
-    ),
+    mapTuple(plans, async (plan) => {
+      const hash = required(hashes.get(plan), `the hash of a transaction from ${plan.from}`);
+      return checkReceipt(scenario, plan, await waitForReceipt(scenario, hash));
+    }),
   );
 }
 

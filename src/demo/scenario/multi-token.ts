@@ -1,10 +1,10 @@
-import { call, pick, required, type Scenario } from "./context.ts";
+import { call, deployed, pick, type Scenario } from "./context.ts";
 import { mineAlone, mineTogether, type PlannedTransaction } from "./mine.ts";
 
 /** One block: an ERC-1155 batch mint, half of the previous round's batch moved on, every third round a single mint. */
 export async function multiTokenActivity(scenario: Scenario, round: number): Promise<void> {
   const { accounts, multiToken } = scenario;
-  const address = required(scenario.contracts.multiToken);
+  const address = deployed(scenario, "multiToken");
   const holder = pick(accounts, round + 2, accounts[0]);
   const ids = [0, 1, 2].map((offset) => BigInt(((round + offset) % 5) + 1));
   const amounts = [10n, 25n, 100n].map((amount) => amount + BigInt(round));
@@ -56,7 +56,7 @@ const batchOfTenIds = Array.from({ length: 10 }, (_, index) => 1001n + BigInt(in
 export async function multiTokenBatchOfTen(scenario: Scenario, round: number): Promise<void> {
   if (round % 4 !== 1) return;
   const { accounts } = scenario;
-  const address = required(scenario.contracts.multiToken);
+  const address = deployed(scenario, "multiToken");
   const holder = pick(accounts, round + 1, accounts[0]);
   const recipient = pick(accounts, round + 3, holder);
   const amounts = batchOfTenIds.map((_, index) => 20n + BigInt(index + round));

@@ -1,10 +1,10 @@
-import { call, pick, required, type Scenario } from "./context.ts";
+import { call, deployed, pick, type Scenario } from "./context.ts";
 import { mineTogether, type PlannedTransaction } from "./mine.ts";
 
 /** One block of ERC-721 activity: one or two mints, a transfer of an earlier token, every third round a burn. */
 export async function nftActivity(scenario: Scenario, round: number): Promise<void> {
   const { accounts, collectible } = scenario;
-  const address = required(scenario.contracts.collectible);
+  const address = deployed(scenario, "collectible");
   const plans: PlannedTransaction[] = [];
 
   const mintCount = round % 3 === 0 ? 2 : 1;

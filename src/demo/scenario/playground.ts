@@ -7,8 +7,8 @@ import {
   type TransactionReceipt,
   toHex,
 } from "viem";
-import { abiOf, call, pick, required, type Scenario } from "./context.ts";
-import { mineAlone, mineTogether, type PlannedTransaction } from "./mine.ts";
+import { abiOf, call, deployed, pick, type Scenario } from "./context.ts";
+import { mineAlone, mineTogether } from "./mine.ts";
 
 /**
  * Internal transactions through the Playground: nested calls, value forwarding, CREATE2 and caught reverts
@@ -16,10 +16,11 @@ import { mineAlone, mineTogether, type PlannedTransaction } from "./mine.ts";
  */
 export async function playgroundActivity(scenario: Scenario, round: number): Promise<void> {
   const { accounts } = scenario;
-  const playground = required(scenario.contracts.playground);
+  const playground = deployed(scenario, "playground");
   const sender = (offset: number) => pick(accounts, round + offset);
+  const previousChild = scenario.playground.lastCreateChild;
 
-  const plans: PlannedTransaction[] = [
+  const [, , create2Receipt] = await mineTogether(scenario, [
     {
       from: sender(0),
       to: playground,
@@ -46,17 +47,17 @@ export async function playgroundActivity(scenario: Scenario, round: number): Pro
       data: call(scenario, "Playground", "catchInnerFailure", []),
       example: "caughtInnerRevert",
     },
-  ];
-  const previousChild = scenario.playground.lastCreateChild;
-  if (previousChild !== undefined) {
-    plans.push({
-      from: sender(4),
-      to: playground,
-      data: call(scenario, "Playground", "destroyChild", [previousChild]),
-    });
-  }
-  const receipts = await mineTogether(scenario, plans);
-  scenario.contracts.create2Child ??= createdChildren(scenario, receipts[2])[0];
+    ...(previousChild === undefined
+      ? []
+      : [
+          {
+            from: sender(4),
+            to: playground,
+            data: call(scenario, "Playground", "destroyChild", [previousChild]),
+          },
+        ]),
+  ]);
+  scenario.contracts.create2Child ??= createdChildren(scenario, create2Receipt)[0];
 
   const createReceipt = await mineAlone(scenario, {
     from: sender(5),

@@ -3,10 +3,11 @@ import {
   type ContractName,
   call,
   deployData,
+  deployed,
   eventArgs,
+  mapTuple,
   readView,
   requireContractAddress,
-  required,
   type Scenario,
   type ScenarioContracts,
   type ScenarioExamples,
@@ -86,8 +87,8 @@ const liquidationBonusBps = 500n;
 export async function protocolActivity(scenario: Scenario): Promise<ProtocolAmounts> {
   const { accounts, contracts } = scenario;
   const [owner, trader, liquidityProvider, borrower, lender, liquidator] = accounts;
-  const token = required(contracts.token);
-  const proxy = required(contracts.proxy);
+  const token = deployed(scenario, "token");
+  const proxy = deployed(scenario, "proxy");
   const plan = (
     from: Address,
     to: Address,
@@ -104,24 +105,23 @@ export async function protocolActivity(scenario: Scenario): Promise<ProtocolAmou
   const approve = (from: Address, tokenAddress: Address, spender: Address) =>
     plan(from, tokenAddress, "DemoToken", "approve", [spender, maxUint256]);
 
-  const deployments: [ContractName, unknown[]][] = [
-    ["UniswapV3Factory", []],
-    ["WETH9", []],
-    ["DemoDollar", [owner]],
-    ["DemoPositionDescriptor", []],
-    ["CounterV2", []],
-    ["DemoAavePool", []],
-    ["DemoNote", []],
-  ];
-  const [factory, weth, secondToken, descriptor, counterV2, aavePool, cloneImplementation] = (
-    await mineTogether(
-      scenario,
-      deployments.map(([contractName, args]) => ({
-        from: owner,
-        data: deployData(scenario, contractName, args),
-      })),
-    )
-  ).map(requireContractAddress);
+  const deployment = (contractName: ContractName, args: unknown[] = []): PlannedTransaction => ({
+    from: owner,
+    data: deployData(scenario, contractName, args),
+  });
+
+  const [factory, weth, secondToken, descriptor, counterV2, aavePool, cloneImplementation] = mapTuple(
+    await mineTogether(scenario, [
+      deployment("UniswapV3Factory"),
+      deployment("WETH9"),
+      deployment("DemoDollar", [owner]),
+      deployment("DemoPositionDescriptor"),
+      deployment("CounterV2"),
+      deployment("DemoAavePool"),
+      deployment("DemoNote"),
+    ]),
+    requireContractAddress,
+  );
   Object.assign(contracts, {
     uniswapV3Factory: factory,
     weth,
@@ -131,17 +131,21 @@ export async function protocolActivity(scenario: Scenario): Promise<ProtocolAmou
     cloneImplementation,
   } satisfies Partial<ScenarioContracts>);
 
-  const [positionManager, callee, cloneFactory, flashLoanReceiver] = (
-    await mineTogether(scenario, [
-      { from: owner, data: deployData(scenario, "NonfungiblePositionManager", [factory, weth, descriptor]) },
-      { from: owner, data: deployData(scenario, "UniswapV3Callee", [factory, trader]) },
-      { from: owner, data: deployData(scenario, "DemoNoteFactory", [cloneImplementation]) },
-      { from: owner, data: deployData(scenario, "DemoFlashLoanReceiver", [aavePool]) },
+  // The pool is created in the same block, after the deployments.
+  const [managerDeployment, calleeDeployment, noteFactoryDeployment, receiverDeployment] = await mineTogether(
+    scenario,
+    [
+      deployment("NonfungiblePositionManager", [factory, weth, descriptor]),
+      deployment("UniswapV3Callee", [factory, trader]),
+      deployment("DemoNoteFactory", [cloneImplementation]),
+      deployment("DemoFlashLoanReceiver", [aavePool]),
       plan(owner, factory, "UniswapV3Factory", "createPool", [token, secondToken, poolFee]),
-    ])
-  )
-    .slice(0, 4)
-    .map(requireContractAddress);
+    ],
+  );
+  const [positionManager, callee, cloneFactory, flashLoanReceiver] = mapTuple(
+    [managerDeployment, calleeDeployment, noteFactoryDeployment, receiverDeployment],
+    requireContractAddress,
+  );
   const pool = getAddress(
     await readView<Address>(scenario, factory, "UniswapV3Factory", "getPool", [token, secondToken, poolFee]),
   );

@@ -1,10 +1,10 @@
-import { call, pick, required, type Scenario } from "./context.ts";
+import { call, deployed, pick, type Scenario } from "./context.ts";
 import { mineAlone, mineTogether, type PlannedTransaction } from "./mine.ts";
 
 /** Calls through the EIP-1967 proxy: one alone in even rounds, two in a block in odd rounds. */
 export async function proxyActivity(scenario: Scenario, round: number): Promise<void> {
   const { accounts } = scenario;
-  const proxy = required(scenario.contracts.proxy);
+  const proxy = deployed(scenario, "proxy");
   const increment: PlannedTransaction = {
     from: pick(accounts, round),
     to: proxy,

@@ -1,5 +1,5 @@
 import { type Address, parseEther } from "viem";
-import { call, pick, required, type Scenario } from "./context.ts";
+import { call, deployed, pick, type Scenario } from "./context.ts";
 import { mineAlone, mineTogether, type PlannedTransaction } from "./mine.ts";
 
 /**
@@ -8,7 +8,7 @@ import { mineAlone, mineTogether, type PlannedTransaction } from "./mine.ts";
  */
 export async function tokenActivity(scenario: Scenario, round: number): Promise<void> {
   const { accounts } = scenario;
-  const token = required(scenario.contracts.token);
+  const token = deployed(scenario, "token");
   const [spender, approver] = approvalPair(accounts, round);
   const transfers: PlannedTransaction[] = [1, 3, 4].map((offset) => {
     const from = pick(accounts, round + offset, spender, approver);
@@ -74,8 +74,8 @@ function approvalPair(accounts: Address[], round: number): [spender: Address, ap
 export async function oddMetadataTokenActivity(scenario: Scenario, round: number): Promise<void> {
   if (round % 2 !== 0) return;
   const { accounts } = scenario;
-  const bytes32Token = required(scenario.contracts.bytes32Token);
-  const revertingNameToken = required(scenario.contracts.revertingNameToken);
+  const bytes32Token = deployed(scenario, "bytes32Token");
+  const revertingNameToken = deployed(scenario, "revertingNameToken");
   const sender = (offset: number) => pick(accounts, round + offset);
   const amount = parseEther("1") + BigInt(round);
   await mineTogether(scenario, [
