@@ -2,12 +2,13 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
-import { runUserOperations } from "../src/demo/user-operations.ts";
+import { type EntryPointKey, runUserOperations } from "../src/demo/user-operations.ts";
 import { createIndexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { indexNode } from "./support/index-node.ts";
+import { only } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 const path = "/api/v2/proxy/account-abstraction/status";
@@ -17,18 +18,14 @@ const none = { v06: [], v07: [], v08: [] };
 let anvil: Anvil;
 let client: RpcClient;
 /** User operations the demo sent per version. */
-let sentPerVersion: Record<string, number>;
+let sentPerVersion: Record<EntryPointKey, number>;
 
 beforeAll(async () => {
   anvil = await startAnvil();
   client = createRpcClient({ url: anvil.rpcUrl });
   const { examples } = await runUserOperations({ rpcUrl: anvil.rpcUrl });
-  sentPerVersion = Object.fromEntries(
-    Object.entries(examples).map(([version, operations]) => [
-      version,
-      Object.values(operations).flat().length,
-    ]),
-  );
+  const sent = (version: EntryPointKey) => Object.values(examples[version]).flat().length;
+  sentPerVersion = { v06: sent("v06"), v07: sent("v07"), v08: sent("v08") };
 });
 
 afterAll(async () => {
@@ -135,7 +132,7 @@ describe.each(databaseKinds)(
       const app = await createApiServer({ db: test.db });
       try {
         const count = async () =>
-          (await test.db.query<{ count: number }>("SELECT count(*)::int AS count FROM user_operations"))[0]
+          only(await test.db.query<{ count: number }>("SELECT count(*)::int AS count FROM user_operations"))
             .count;
         expect(await count()).toBe(0);
         const disabled = group(false, false, false, false);

@@ -5,6 +5,7 @@ import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
+import { at } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 // A contract that emits LOG2(topic0 = calldata[0:32], topic1 = calldata[32:64]) with calldata[64:96] as data.
@@ -24,7 +25,8 @@ async function send(client: RpcClient, transaction: Record<string, unknown>): Pr
 
 /** A has 51 transactions: 30 sent to B (values 1..30 wei) and 21 received from B (values 101..121). */
 async function buildChain(client: RpcClient): Promise<Fixture> {
-  const [, a, b, sender] = await client.request<Hex[]>("eth_accounts");
+  const accounts = await client.request<Hex[]>("eth_accounts");
+  const [a, b, sender] = [at(accounts, 1), at(accounts, 2), at(accounts, 3)];
   const creation = await send(client, { from: sender, data: emitterInitCode });
   const receipt = await until("the emitter's receipt", () =>
     client.request<{ contractAddress: Hex } | null>("eth_getTransactionReceipt", [creation]),
@@ -44,7 +46,7 @@ async function buildChain(client: RpcClient): Promise<Fixture> {
     [tagX, tagX],
     [ping, lookalike],
     [ping, tagX],
-  ]) {
+  ] as const) {
     const data = `0x${topic0.slice(2)}${topic1.slice(2)}${pad("0x01", { size: 32 }).slice(2)}`;
     await send(client, { from: sender, to: twin.contractAddress, data, gas: "0x30000" });
   }

@@ -5,6 +5,7 @@ import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
+import { at } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 // CALL(gas, calldata[0:32] as address, callvalue, no input, no output), then STOP: the callee's failure is ignored.
@@ -43,7 +44,8 @@ describe.each(databaseKinds)("/addresses/{hash}/internal-transactions on %s", (k
     anvil = await startAnvil();
     const client = createRpcClient({ url: anvil.rpcUrl });
     let destroyer: Hex;
-    [sender, payee, destroyer] = (await client.request<Hex[]>("eth_accounts")).slice(3, 6);
+    const accounts = await client.request<Hex[]>("eth_accounts");
+    [sender, payee, destroyer] = [at(accounts, 3), at(accounts, 4), at(accounts, 5)];
     const deployed = await sendAndWait(client, { from: sender, data: relayInitCode });
     relay = deployed.contractAddress as Hex;
     relayCreation = deployed.hash;

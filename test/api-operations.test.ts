@@ -10,6 +10,7 @@ import { createRpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
 import { type PostgresCluster, startPostgresCluster } from "./support/postgres-cluster.ts";
+import { at } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 /** Sends `text` on a new connection and returns everything the server answers before closing. */
@@ -30,8 +31,13 @@ function exchange(port: number, text: string, timeoutMs = 5_000): Promise<string
 }
 
 function parseAnswer(answer: string): { status: number; headers: string; body: unknown } {
-  const [head, body] = answer.split("\r\n\r\n");
-  return { status: Number(head.split(" ")[1]), headers: head.toLowerCase(), body: JSON.parse(body) };
+  const parts = answer.split("\r\n\r\n");
+  const head = at(parts, 0, "HTTP answer");
+  return {
+    status: Number(at(head.split(" "), 1, "status line")),
+    headers: head.toLowerCase(),
+    body: JSON.parse(at(parts, 1, "HTTP answer")),
+  };
 }
 
 describe.each(databaseKinds)("operations over HTTP (%s)", (kind) => {
@@ -201,10 +207,11 @@ describe("API rate limits", () => {
     for (let i = 0; i < 4; i++) answers.push(await from("10.0.0.1"));
     expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 429]);
     expect(answers.map((answer) => answer.headers["x-ratelimit-remaining"])).toEqual(["2", "1", "0", "0"]);
-    expect(answers[3].json()).toEqual({ message: "Too Many Requests" });
-    expect(answers[3].headers["x-ratelimit-limit"]).toBe("3");
-    expect(answers[3].headers["access-control-allow-origin"]).toBe("*");
-    const reset = Number(answers[3].headers["x-ratelimit-reset"]);
+    const limited = at(answers, 3);
+    expect(limited.json()).toEqual({ message: "Too Many Requests" });
+    expect(limited.headers["x-ratelimit-limit"]).toBe("3");
+    expect(limited.headers["access-control-allow-origin"]).toBe("*");
+    const reset = Number(limited.headers["x-ratelimit-reset"]);
     expect(reset).toBeGreaterThan(0);
     expect(reset).toBeLessThanOrEqual(60_000);
     // Another address has a budget of its own; health and docs are never limited.

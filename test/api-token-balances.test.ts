@@ -3,6 +3,7 @@ import { checksumAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { at, present } from "./support/present.ts";
 import {
   address,
   collections404,
@@ -55,10 +56,10 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       // Numbers are taken with their exact digits from the text, not from a float.
       params = rawCursor
         ? Object.fromEntries(
-            [...rawCursor.matchAll(/"([a-z_]+)":("[^"]*"|[0-9]+|null)/g)].map(([, key, value]) => [
-              key,
-              value.startsWith('"') ? value.slice(1, -1) : value,
-            ]),
+            [...rawCursor.matchAll(/"([a-z_]+)":("[^"]*"|[0-9]+|null)/g)].map(([, key, value]) => {
+              const text = present(value, `cursor field ${key}`);
+              return [key, text.startsWith('"') ? text.slice(1, -1) : text];
+            }),
           )
         : null;
       pages.push({ items: response.body.items, text: response.text, cursor: params });
@@ -81,8 +82,9 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
     it("pages 51 balances as 50 and a cursor, then 1 and null, largest value first", async () => {
       const pages = await allPages(`/api/v2/addresses/${holder}/tokens`);
       expect(pages.map((page) => page.items.length)).toEqual([50, 1]);
-      const cursor = pages[0].cursor as Record<string, string>;
-      const last = pages[0].items[49] as { value: string; token: { name: string; type: string } };
+      const firstPage = at(pages, 0);
+      const cursor = firstPage.cursor as Record<string, string>;
+      const last = at(firstPage.items, 49) as { value: string; token: { name: string; type: string } };
       expect(Object.keys(cursor).sort()).toEqual([
         "fiat_value",
         "id",
@@ -91,7 +93,7 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
         "token_type",
         "value",
       ]);
-      expect(pages[0].text).toContain(`"value":${last.value}`);
+      expect(firstPage.text).toContain(`"value":${last.value}`);
       expect(cursor).toMatchObject({ fiat_value: "null", items_count: "50", token_type: last.token.type });
       const items = pages.flatMap((page) => page.items) as {
         value: string;
@@ -101,14 +103,14 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       const rows = items.map((item) => `${item.token.address_hash.toLowerCase()}:${item.token_id}`);
       expect(new Set(rows).size).toBe(51);
       for (let i = 1; i < items.length; i++) {
-        const [a, b] = [items[i - 1], items[i]];
+        const [a, b] = [at(items, i - 1), at(items, i)];
         const order = BigInt(a.value) - BigInt(b.value);
         expect(order >= 0n).toBe(true);
         if (order === 0n) {
           expect(a.token.address_hash.toLowerCase() >= b.token.address_hash.toLowerCase()).toBe(true);
         }
       }
-      expect(items[0].value).toBe((two70 + 1n).toString());
+      expect(at(items, 0).value).toBe((two70 + 1n).toString());
       expect(rows).not.toContain(`${emptyToken}:null`);
     });
 
@@ -222,14 +224,16 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       }[];
       const expected = [...fungibleHolders]
         .sort((a, b) => (a.value === b.value ? (a.address < b.address ? 1 : -1) : a.value < b.value ? 1 : -1))
-        .map((h) => [h.address, h.value.toString()]);
+        .map((h): [string, string] => [h.address, h.value.toString()]);
       expect(items.map((item) => [item.address_hash.hash.toLowerCase(), item.value])).toEqual(expected);
-      const cursor = pages[0].cursor as Record<string, string>;
+      const firstPage = at(pages, 0);
+      const cursor = firstPage.cursor as Record<string, string>;
+      const [lastAddress, lastValue] = at(expected, 49);
       expect(Object.keys(cursor).sort()).toEqual(["address_hash", "items_count", "value"]);
-      expect(cursor.value).toBe(expected[49][1]);
-      expect(BigInt(cursor.value) > 2n ** 64n).toBe(true);
-      expect(pages[0].text).toContain(`"value":${expected[49][1]}`);
-      expect(cursor.address_hash).toBe(expected[49][0]);
+      expect(cursor.value).toBe(lastValue);
+      expect(BigInt(present(cursor.value, "cursor value")) > 2n ** 64n).toBe(true);
+      expect(firstPage.text).toContain(`"value":${lastValue}`);
+      expect(cursor.address_hash).toBe(lastAddress);
       expect(items.every((item) => item.token_id === null)).toBe(true);
     });
 
@@ -237,7 +241,7 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       const { body } = await get(`/api/v2/tokens/${fungible}/holders`);
       const item = body.items.find(
         (entry: { address: { hash: string } }) =>
-          entry.address.hash.toLowerCase() === fungibleHolders[50].address,
+          entry.address.hash.toLowerCase() === at(fungibleHolders, 50).address,
       );
       expect(item.address).toEqual(item.address_hash);
       expect(item.address).toMatchObject({ is_contract: true, is_verified: false });
@@ -249,12 +253,12 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       const items = pages.flatMap((page) => page.items) as { address: { hash: string }; token_id: string }[];
       expect(items).toHaveLength(53);
       expect(new Set(items.map((item) => `${item.address.hash}:${item.token_id}`)).size).toBe(53);
-      const top = fungibleHolders[50];
+      const top = at(fungibleHolders, 50);
       expect(items.slice(0, 2).map((item) => [item.address.hash.toLowerCase(), item.token_id])).toEqual([
         [top.address, "6"],
         [top.address, "5"],
       ]);
-      expect(pages[0].cursor).toHaveProperty("token_id");
+      expect(at(pages, 0).cursor).toHaveProperty("token_id");
       const nft = await get(`/api/v2/tokens/${erc721}/holders`);
       expect(
         nft.body.items.map((item: { value: string; token_id: null }) => [item.value, item.token_id]),
@@ -285,10 +289,11 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       const items = pages.flatMap((page) => page.items) as { address: { hash: string }; token_id: string }[];
       expect(new Set(items.map((item) => item.address.hash)).size).toBe(51);
       expect(items.every((item) => item.token_id === "5")).toBe(true);
-      const cursor = pages[0].cursor as Record<string, string>;
+      const firstPage = at(pages, 0);
+      const cursor = firstPage.cursor as Record<string, string>;
       expect(Object.keys(cursor).sort()).toEqual(["address_hash", "items_count", "token_id", "value"]);
       expect(cursor.token_id).toBe("5");
-      expect(pages[0].text).toMatch(/"value":1180591620717411303[0-9]{3}\b/);
+      expect(firstPage.text).toMatch(/"value":1180591620717411303[0-9]{3}\b/);
     });
 
     it("answers 404 for an unknown or ERC-20 token, 422 for a bad id, empty for an id nobody holds", async () => {
@@ -327,12 +332,12 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
         page.items.map((item) => (item.token as { address_hash: string }).address_hash.toLowerCase()),
       );
       expect(tokens).toEqual([...collections721, ...collections1155, ...collections404]);
-      expect(pages[0].cursor).toEqual({
+      expect(at(pages, 0).cursor).toEqual({
         token_contract_address_hash: collections721[49],
         token_type: "ERC-721",
         items_count: "50",
       });
-      expect(pages[1].cursor).toMatchObject({ token_type: "ERC-1155" });
+      expect(at(pages, 1).cursor).toMatchObject({ token_type: "ERC-1155" });
     });
 
     it("lists at most 9 instances per collection, highest id first, with amount and value", async () => {

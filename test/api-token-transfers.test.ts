@@ -6,6 +6,7 @@ import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
+import { at, only } from "./support/present.ts";
 
 type Item = {
   block_number: number;
@@ -64,8 +65,10 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
   afterAll(() => indexed?.close());
 
   it("lists every transfer once, newest first, a batch as one item per id", async () => {
-    const [{ expected }] = await test.db.query<{ expected: number }>(
-      "SELECT sum(greatest(cardinality(token_ids), cardinality(amounts)))::int AS expected FROM token_transfers",
+    const { expected } = only(
+      await test.db.query<{ expected: number }>(
+        "SELECT sum(greatest(cardinality(token_ids), cardinality(amounts)))::int AS expected FROM token_transfers",
+      ),
     );
     const { items, sizes } = await walk("/api/v2/token-transfers");
     expect(items).toHaveLength(expected);
@@ -73,7 +76,7 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     const keys = items.map((item) => `${item.block_number}/${item.log_index}/${item.total.token_id ?? ""}`);
     expect(new Set(keys).size).toBe(items.length);
     for (let i = 1; i < items.length; i++) {
-      const [a, b] = [items[i - 1], items[i]];
+      const [a, b] = [at(items, i - 1), at(items, i)];
       expect(
         a.block_number > b.block_number || (a.block_number === b.block_number && a.log_index >= b.log_index),
       ).toBe(true);
@@ -98,8 +101,10 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
       ).json();
       expect(next.items[0].log_index).toBe(last.log_index);
     }
-    const [{ flat }] = await test.db.query<{ flat: number }>(
-      "SELECT sum(cardinality(token_ids))::int AS flat FROM token_transfers t JOIN tokens k ON k.address = t.token_address WHERE k.type = 'ERC-1155'",
+    const { flat } = only(
+      await test.db.query<{ flat: number }>(
+        "SELECT sum(cardinality(token_ids))::int AS flat FROM token_transfers t JOIN tokens k ON k.address = t.token_address WHERE k.type = 'ERC-1155'",
+      ),
     );
     expect(items).toHaveLength(flat);
   });
@@ -160,9 +165,11 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     const batch = (await walk("/api/v2/token-transfers")).items.filter(
       (item) => item.transaction_hash === scenario.examples.multiTokenBatchOfTen,
     );
-    const [{ hash: sender }] = await test.db.query<{ hash: string }>(
-      "SELECT '0x' || encode(from_address, 'hex') AS hash FROM transactions WHERE hash = $1",
-      [Buffer.from(scenario.examples.multiTokenBatchOfTen.slice(2), "hex")],
+    const { hash: sender } = only(
+      await test.db.query<{ hash: string }>(
+        "SELECT '0x' || encode(from_address, 'hex') AS hash FROM transactions WHERE hash = $1",
+        [Buffer.from(scenario.examples.multiTokenBatchOfTen.slice(2), "hex")],
+      ),
     );
     const ofSender = await walkTransactions(sender);
     const withTransfers = ofSender.filter(
@@ -208,18 +215,19 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
       decimals: 18,
     });
     // ERC-165 as the contracts answer it (OpenZeppelin's ERC-721 and ERC-1155 declare theirs).
-    const at = BigInt(scenario.headBlockNumber);
+    const head = BigInt(scenario.headBlockNumber);
     const readings = await readTokenMetadata(
       createRpcClient({ url: inject("demoRpcUrl") }),
       [scenario.contracts.collectible, scenario.contracts.multiToken, scenario.contracts.token].map(
         (address: string) => ({
           address: address.toLowerCase() as `0x${string}`,
-          describeAt: at,
-          supplyAt: at,
+          describeAt: head,
+          supplyAt: head,
         }),
       ),
     );
-    const [collectible, multiToken, token] = [...readings.values()];
+    const answers = [...readings.values()];
+    const [collectible, multiToken, token] = [at(answers, 0), at(answers, 1), at(answers, 2)];
     expect([collectible.supportsErc721, collectible.supportsErc1155]).toEqual([true, false]);
     expect([multiToken.supportsErc721, multiToken.supportsErc1155]).toEqual([false, true]);
     expect([token.supportsErc721, token.supportsErc1155]).toEqual([null, null]);
@@ -244,8 +252,10 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     const { items } = (await app.inject(`/api/v2/tokens/${token}/holders`)).json();
     expect(items.length).toBe(Math.min(holders, 50));
     expect(items[0].address.hash).toBeDefined();
-    const transfer = (await walk(`/api/v2/addresses/${scenario.accounts[0]}/token-transfers?token=${token}`))
-      .items[0];
+    const transfer = at(
+      (await walk(`/api/v2/addresses/${scenario.accounts[0]}/token-transfers?token=${token}`)).items,
+      0,
+    );
     expect(transfer.token).toMatchObject({ holders_count: String(holders) });
   });
 
@@ -257,9 +267,11 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     });
     while ((await fetcher.runOnce()) > 0) {}
     const collectible = scenario.contracts.collectible.toLowerCase();
-    const [{ holder }] = await test.db.query<{ holder: string }>(
-      "SELECT '0x' || encode(holder, 'hex') AS holder FROM token_balances WHERE token_address = $1 AND value > 0 LIMIT 1",
-      [Buffer.from(collectible.slice(2), "hex")],
+    const { holder } = only(
+      await test.db.query<{ holder: string }>(
+        "SELECT '0x' || encode(holder, 'hex') AS holder FROM token_balances WHERE token_address = $1 AND value > 0 LIMIT 1",
+        [Buffer.from(collectible.slice(2), "hex")],
+      ),
     );
     const { items } = (await app.inject(`/api/v2/addresses/${holder}/nft/collections?type=ERC-721`)).json();
     const collection = items.find(

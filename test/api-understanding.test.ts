@@ -20,10 +20,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { writeContractAbi } from "../src/db/import-abis.ts";
 import type { RevertReason } from "../src/decode/revert-reason.ts";
-import { compileDemoContracts } from "../src/demo/compile.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
+import { demoArtifact } from "./support/demo-artifact.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
+import { present } from "./support/present.ts";
 
 type Variable = { type: string; value: unknown };
 type Summary = { summary_template: string; summary_template_variables: Record<string, Variable> };
@@ -90,8 +91,8 @@ describe.each(databaseKinds)("understanding transactions on %s", (kind) => {
     expect(body.success).toBe(true);
     return body.data.summaries.map(({ summary_template, summary_template_variables }) =>
       summary_template.replace(/\{(\w+)\}/g, (_, name: string) => {
-        const variable = summary_template_variables[name];
-        expect(variable?.value, `${name} of "${summary_template}"`).not.toBeNull();
+        const variable = present(summary_template_variables[name], `${name} of "${summary_template}"`);
+        expect(variable.value, `${name} of "${summary_template}"`).not.toBeNull();
         if (variable.type === "token") return (variable.value as { symbol: string }).symbol;
         if (variable.type === "address") return (variable.value as { hash: string }).hash;
         return String(variable.value);
@@ -275,7 +276,7 @@ describe.each(databaseKinds)("understanding transactions on %s", (kind) => {
     expect(await sentences(examples.tokenTransfer)).toEqual([
       `Transfer ${units(value, contracts.token)} from ${getAddress(transfer.from)} to ${to}`,
     ]);
-    const { DemoToken } = await compileDemoContracts();
+    const DemoToken = await demoArtifact("DemoToken");
     const minted = await node.getTransaction({ hash: examples.tokenMint });
     const [mintedTo, mintedAmount] = decodeFunctionData({ abi: DemoToken.abi, data: minted.input }).args as [
       Address,
@@ -373,7 +374,7 @@ describe.each(databaseKinds)("understanding transactions on %s", (kind) => {
   });
 
   it("decodes with an imported ABI: names, methods and custom errors of the contract itself", async () => {
-    const { Playground } = await compileDemoContracts();
+    const Playground = await demoArtifact("Playground");
     await writeContractAbi(indexed.test.db, {
       address: contracts.playground.toLowerCase(),
       name: "Playground",

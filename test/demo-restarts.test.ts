@@ -69,11 +69,9 @@ function servedChain(start: Start, port: number, timeoutMs: number): Promise<Cha
       if (!response.ok) return undefined;
       const { items } = (await response.json()) as { items: unknown[] };
       const { rpcUrl } = logged(start.stderr()).find((entry) => entry.rpcUrl) as { rpcUrl: string };
-      const [block0, block1] = await Promise.all(
-        ["0x0", "0x1"].map((n) =>
-          rpc<{ hash: string; parentHash: string }>(rpcUrl, "eth_getBlockByNumber", [n, false]),
-        ),
-      );
+      const block = (n: string) =>
+        rpc<{ hash: string; parentHash: string }>(rpcUrl, "eth_getBlockByNumber", [n, false]);
+      const [block0, block1] = await Promise.all([block("0x0"), block("0x1")]);
       return {
         block0: block0.hash,
         block1Parent: block1.parentHash,

@@ -3,6 +3,7 @@ import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
+import { at } from "./support/present.ts";
 
 /** The 13 endpoints, by the summary the docs page shows for each. */
 const endpointTitles = [
@@ -85,10 +86,11 @@ describe("the docs page in headless Chromium", () => {
     await expect.poll(() => dialog.textContent(), { timeout: 30_000 }).toMatch(/Status:\s*200 OK/);
 
     expect(apiCalls).toHaveLength(1);
-    expect(apiCalls[0].url).toMatch(
+    const apiCall = at(apiCalls, 0);
+    expect(apiCall.url).toMatch(
       new RegExp(`^${origin}/api/v2/addresses/0x70997970C51812dc3A010C7d01b50e0d17dc79C8/transactions`),
     );
-    expect(apiCalls[0].status).toBe(200);
+    expect(apiCall.status).toBe(200);
     expect(elsewhere).toEqual([]);
     await page.close();
   });

@@ -6,6 +6,7 @@ import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
 import { type FollowedNode, followNode } from "./support/index-node.ts";
 import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
+import { at, present } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 const gasPrice = toHex(10_000_000_000n);
@@ -24,12 +25,12 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
   let accounts: Hex[];
   let artifacts: Artifacts;
   const tokens = {} as Record<"fungible" | "collectible" | "multi", Hex>;
+  type TokenContract = "DemoToken" | "DemoCollectible" | "DemoMultiToken";
+  const artifact = (contract: TokenContract) => present(artifacts[contract], `${contract}'s artifact`);
+  const account = (index: number) => at(accounts, index, "dev accounts");
 
-  const call = (
-    contract: "DemoToken" | "DemoCollectible" | "DemoMultiToken",
-    functionName: string,
-    args: unknown[],
-  ) => encodeFunctionData({ abi: artifacts[contract].abi, functionName, args } as never);
+  const call = (contract: TokenContract, functionName: string, args: unknown[]) =>
+    encodeFunctionData({ abi: artifact(contract).abi, functionName, args } as never);
 
   async function send(from: Hex, to: Hex | undefined, data: Hex): Promise<Hex> {
     const hash = await client.request<Hex>("eth_sendTransaction", [{ from, to, data, gasPrice }]);
@@ -115,9 +116,9 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
     client = createRpcClient({ url: anvil.rpcUrl });
     accounts = (await client.request<Hex[]>("eth_accounts")).slice(0, 6);
     artifacts = await compileDemoContracts();
-    const owner = accounts[0];
-    const deploy = async (name: "DemoToken" | "DemoCollectible" | "DemoMultiToken", args: unknown[]) => {
-      const { abi, bytecode } = artifacts[name];
+    const owner = account(0);
+    const deploy = async (name: TokenContract, args: unknown[]) => {
+      const { abi, bytecode } = artifact(name);
       const hash = await send(owner, undefined, encodeDeployData({ abi, bytecode, args } as never));
       return (await client.request<{ contractAddress: Hex }>("eth_getTransactionReceipt", [hash]))
         .contractAddress;
@@ -127,18 +128,18 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
     tokens.multi = await deploy("DemoMultiToken", [owner, "ipfs://multi/{id}"]);
     // Account 1 holds several ids of both NFT tokens; accounts 2 and 3 one each.
     for (const [to, amount] of [
-      [accounts[1], 5n],
-      [accounts[2], 7n],
-      [accounts[3], 9n],
+      [account(1), 5n],
+      [account(2), 7n],
+      [account(3), 9n],
     ] as const) {
       await send(owner, tokens.fungible, call("DemoToken", "mint", [to, amount]));
     }
-    for (const to of [accounts[1], accounts[1], accounts[1], accounts[2]]) {
+    for (const to of [account(1), account(1), account(1), account(2)]) {
       await send(owner, tokens.collectible, call("DemoCollectible", "mint", [to, "ipfs://item"]));
     }
-    await send(owner, tokens.multi, call("DemoMultiToken", "mint", [accounts[1], 1n, 4n, "0x"]));
-    await send(owner, tokens.multi, call("DemoMultiToken", "mint", [accounts[1], 2n, 1n, "0x"]));
-    await send(owner, tokens.multi, call("DemoMultiToken", "mint", [accounts[2], 1n, 2n, "0x"]));
+    await send(owner, tokens.multi, call("DemoMultiToken", "mint", [account(1), 1n, 4n, "0x"]));
+    await send(owner, tokens.multi, call("DemoMultiToken", "mint", [account(1), 2n, 1n, "0x"]));
+    await send(owner, tokens.multi, call("DemoMultiToken", "mint", [account(2), 1n, 2n, "0x"]));
 
     indexed = await followNode(kind, client, { pollIntervalMs: 20, rangeSize: 5 });
     test = indexed.test;
@@ -156,15 +157,11 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
     // Blocks to orphan: account 1 empties its fungible balance and one of its two ERC-1155 ids, account 2
     // gives its only ERC-721 id to account 4, account 3 sends its whole balance away and gets part back.
     const doomed: [Hex, Hex, Hex][] = [
-      [accounts[1], tokens.fungible, call("DemoToken", "transfer", [accounts[4], 5n])],
-      [accounts[1], tokens.multi, call("DemoMultiToken", "burn", [accounts[1], 2n, 1n])],
-      [
-        accounts[2],
-        tokens.collectible,
-        call("DemoCollectible", "transferFrom", [accounts[2], accounts[4], 4n]),
-      ],
-      [accounts[3], tokens.fungible, call("DemoToken", "transfer", [accounts[5], 9n])],
-      [accounts[5], tokens.fungible, call("DemoToken", "transfer", [accounts[3], 4n])],
+      [account(1), tokens.fungible, call("DemoToken", "transfer", [account(4), 5n])],
+      [account(1), tokens.multi, call("DemoMultiToken", "burn", [account(1), 2n, 1n])],
+      [account(2), tokens.collectible, call("DemoCollectible", "transferFrom", [account(2), account(4), 4n])],
+      [account(3), tokens.fungible, call("DemoToken", "transfer", [account(5), 9n])],
+      [account(5), tokens.fungible, call("DemoToken", "transfer", [account(3), 4n])],
     ];
     for (const [from, to, data] of doomed) await send(from, to, data);
     const before = await expectExactCounters();
@@ -173,28 +170,29 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
     // The replacement: account 1 gives away every ERC-1155 unit (zero across all its ids) and two of its
     // three ERC-721 ids; account 2 burns its ERC-1155 id.
     // The orphaned transactions were the senders' first: the replacement starts again at nonce 0.
-    const replacement = [
+    const replaced: [from: Hex, nonce: number, to: Hex, data: Hex][] = [
       [
-        accounts[1],
+        account(1),
         0,
         tokens.multi,
-        call("DemoMultiToken", "safeTransferFrom", [accounts[1], accounts[5], 1n, 4n, "0x"]),
+        call("DemoMultiToken", "safeTransferFrom", [account(1), account(5), 1n, 4n, "0x"]),
       ],
-      [accounts[1], 1, tokens.multi, call("DemoMultiToken", "burn", [accounts[1], 2n, 1n])],
+      [account(1), 1, tokens.multi, call("DemoMultiToken", "burn", [account(1), 2n, 1n])],
       [
-        accounts[1],
+        account(1),
         2,
         tokens.collectible,
-        call("DemoCollectible", "transferFrom", [accounts[1], accounts[3], 1n]),
+        call("DemoCollectible", "transferFrom", [account(1), account(3), 1n]),
       ],
       [
-        accounts[1],
+        account(1),
         3,
         tokens.collectible,
-        call("DemoCollectible", "transferFrom", [accounts[1], accounts[3], 2n]),
+        call("DemoCollectible", "transferFrom", [account(1), account(3), 2n]),
       ],
-      [accounts[2], 0, tokens.multi, call("DemoMultiToken", "burn", [accounts[2], 1n, 2n])],
-    ].map(([from, nonce, to, data]) => ({
+      [account(2), 0, tokens.multi, call("DemoMultiToken", "burn", [account(2), 1n, 2n])],
+    ];
+    const replacement = replaced.map(([from, nonce, to, data]) => ({
       from,
       to,
       data,
@@ -210,19 +208,19 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
   it("takes back a holder reaching zero and coming back when the chain gets shorter", async () => {
     // Account 4 becomes an ERC-1155 holder, goes to zero, and holds again; the rollback cuts inside.
     await send(
-      accounts[5],
+      account(5),
       tokens.multi,
-      call("DemoMultiToken", "safeTransferFrom", [accounts[5], accounts[4], 1n, 3n, "0x"]),
+      call("DemoMultiToken", "safeTransferFrom", [account(5), account(4), 1n, 3n, "0x"]),
     );
     await send(
-      accounts[4],
+      account(4),
       tokens.multi,
-      call("DemoMultiToken", "safeTransferFrom", [accounts[4], accounts[5], 1n, 3n, "0x"]),
+      call("DemoMultiToken", "safeTransferFrom", [account(4), account(5), 1n, 3n, "0x"]),
     );
     await send(
-      accounts[5],
+      account(5),
       tokens.multi,
-      call("DemoMultiToken", "safeTransferFrom", [accounts[5], accounts[4], 1n, 1n, "0x"]),
+      call("DemoMultiToken", "safeTransferFrom", [account(5), account(4), 1n, 1n, "0x"]),
     );
     expect(await expectExactCounters()).toEqual({ fungible: 3, collectible: 3, multi: 2 });
     // Account 4 back at zero, then holding again, then never having held.

@@ -10,6 +10,7 @@ import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, type DatabaseKind, databaseKinds, fingerprint } from "./support/databases.ts";
 import { indexNode } from "./support/index-node.ts";
+import { only } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 const cli = join(import.meta.dirname, "../bin/sextant.js");
@@ -120,8 +121,8 @@ describe.each(databaseKinds)("a stop during catch-up on %s", (kind: DatabaseKind
       const checkpoint = (await readCheckpoint(reopened)) as bigint;
       expect(checkpoint).toBeGreaterThanOrEqual(60n);
       expect(checkpoint).toBeLessThan(head);
-      const [{ stored }] = await reopened.query<{ stored: number }>(
-        "SELECT max(number) AS stored FROM blocks",
+      const { stored } = only(
+        await reopened.query<{ stored: number }>("SELECT max(number) AS stored FROM blocks"),
       );
       expect(BigInt(stored)).toBe(checkpoint);
 

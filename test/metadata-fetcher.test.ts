@@ -10,6 +10,7 @@ import { createMetadataFetcher } from "../src/indexer/create-metadata-fetcher.ts
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { at } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 // One contract serves as both kinds: `tokenURI` reverts for an id never set, `uri` answers a template.
@@ -97,7 +98,7 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
     const { abi, bytecode } = compileUris();
     anvil = await startAnvil();
     client = createRpcClient({ url: anvil.rpcUrl, retryDelayMs: 10 });
-    [account] = await client.request<Address[]>("eth_accounts");
+    account = at(await client.request<Address[]>("eth_accounts"), 0, "dev accounts");
     nft = (await transact(undefined, bytecode)) as Address;
     multi = (await transact(undefined, bytecode)) as Address;
     const uris: Record<number, string> = {

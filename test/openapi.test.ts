@@ -8,6 +8,7 @@ import { endpoints } from "../src/api/endpoints/index.ts";
 import { createApiServer } from "../src/api/server.ts";
 import { createTestDatabase, type TestDatabase } from "./support/databases.ts";
 import { documentPath, endpointNamed, listEndpoints } from "./support/endpoints.ts";
+import { present } from "./support/present.ts";
 
 type Parameter = { name: string; in: "path" | "query"; required?: boolean; description?: string };
 type Operation = {
@@ -174,9 +175,12 @@ describe("the OpenAPI document", () => {
       expect(() => ajv.compile(resolved(schema)), name).not.toThrow();
     }
     for (const [path, item] of Object.entries(document.paths)) {
-      for (const [status, response] of Object.entries(item.get.responses)) {
+      for (const [status, response] of Object.entries(present(item.get, `GET ${path}`).responses)) {
         expect(
-          () => ajv.compile(resolved(response.content["application/json"].schema)),
+          () =>
+            ajv.compile(
+              resolved(present(response.content["application/json"], `${path} ${status} JSON`).schema),
+            ),
           `${path} ${status}`,
         ).not.toThrow();
       }

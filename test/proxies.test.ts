@@ -23,6 +23,7 @@ import { eip1822ProxiableSlot } from "../src/indexer/detect-proxies.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
 import { type FollowedNode, followNode } from "./support/index-node.ts";
+import { at, only } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 const gasPrice = toHex(10_000_000_000n);
@@ -77,7 +78,7 @@ function followChain(kind: (typeof databaseKinds)[number], getClient: () => RpcC
   const addressOf = async (address: Address) =>
     renderAddress(address.toLowerCase(), await findAddresses(state.indexed.test.db, [address.toLowerCase()]));
   const start = async () => {
-    state.account = (await getClient().request<Address[]>("eth_accounts"))[0];
+    state.account = at(await getClient().request<Address[]>("eth_accounts"), 0, "dev accounts");
     state.indexed = await followNode(kind, getClient(), { pollIntervalMs: 20, rangeSize: 5 });
   };
   const stop = () => state.indexed?.drop();
@@ -202,9 +203,11 @@ describe.each(databaseKinds)("proxy detection on %s", (kind) => {
       const node = await client.request<{ hash: string }>("eth_getBlockByNumber", ["latest", false]);
       return row?.hash === node.hash;
     }, "the reorganization");
-    const [{ above }] = await chain.state.indexed.test.db.query<{ above: number }>(
-      "SELECT count(*)::int AS above FROM proxies WHERE block_number > $1",
-      [Number(before - 3n)],
+    const { above } = only(
+      await chain.state.indexed.test.db.query<{ above: number }>(
+        "SELECT count(*)::int AS above FROM proxies WHERE block_number > $1",
+        [Number(before - 3n)],
+      ),
     );
     expect(above).toBe(0);
     for (const proxy of [transparent, beaconProxy]) {

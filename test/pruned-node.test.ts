@@ -2,10 +2,10 @@ import { encodeDeployData, encodeFunctionData, getAddress, type Hex, toHex } fro
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readCheckpoint } from "../src/db/write-range.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
-import { compileDemoContracts } from "../src/demo/compile.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { eth_blockNumber } from "../src/rpc/eth_blockNumber.ts";
 import type { TestDatabase } from "./support/databases.ts";
+import { demoArtifact } from "./support/demo-artifact.ts";
 import { indexNode } from "./support/index-node.ts";
 import { until } from "./support/until.ts";
 
@@ -19,7 +19,7 @@ describe("a node that keeps no historical state", () => {
   beforeAll(async () => {
     anvil = await startAnvil({ args: ["--prune-history"] });
     client = createRpcClient({ url: anvil.rpcUrl });
-    const { DemoToken } = await compileDemoContracts();
+    const DemoToken = await demoArtifact("DemoToken");
     const [owner, other] = await client.request<Hex[]>("eth_accounts");
     holder = other as Hex;
     const send = async (transaction: { to?: Hex; data: Hex }) => {

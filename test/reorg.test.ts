@@ -3,12 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { readCheckpoint } from "../src/db/write-range.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
-import { compileDemoContracts } from "../src/demo/compile.ts";
 import { ReorgTooDeepError } from "../src/indexer/create-indexer.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { demoArtifact } from "./support/demo-artifact.ts";
 import { type FollowedNode, followNode } from "./support/index-node.ts";
 import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
+import { at, only } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 const gasPrice = toHex(10_000_000_000n);
@@ -45,9 +46,11 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
       ]);
       expect(BigInt(row.value), row.holder).toBe(BigInt(answer));
     }
-    const [stored] = await test.db.query<{ total_supply: string }>(
-      "SELECT total_supply::text FROM tokens WHERE address = $1",
-      [Buffer.from(token.slice(2), "hex")],
+    const stored = only(
+      await test.db.query<{ total_supply: string }>(
+        "SELECT total_supply::text FROM tokens WHERE address = $1",
+        [Buffer.from(token.slice(2), "hex")],
+      ),
     );
     expect(BigInt(stored.total_supply)).toBe(
       BigInt(await client.request<Hex>("eth_call", [{ to: token, data: "0x18160ddd" }, "latest"])),
@@ -60,7 +63,7 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
     accounts = await client.request<Hex[]>("eth_accounts");
     let last = "";
     // The token comes first, so no reorganization below orphans its deployment.
-    const { DemoToken } = await compileDemoContracts();
+    const DemoToken = await demoArtifact("DemoToken");
     const deployment = await client.request<Hex>("eth_sendTransaction", [
       {
         from: accounts[0],
@@ -118,7 +121,7 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
       );
       await caughtUp();
       const head = Number(await client.request<string>("eth_blockNumber"));
-      const sender = accounts[5 + (depth % 3)];
+      const sender = at(accounts, 5 + (depth % 3));
       const nonce = Number(await client.request<string>("eth_getTransactionCount", [sender, "latest"]));
       // One signed transaction (same sender, nonce, fields: same hash) placed by two successive reorganizations.
       const moving = {
@@ -145,11 +148,12 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
         ]),
       ).toHaveLength(0);
       const movedBlock = async () => {
-        const [row] = await test.db.query<{ block_number: number; hash: string }>(
-          "SELECT block_number, '0x' || encode(hash, 'hex') AS hash FROM transactions WHERE nonce = $1 AND from_address = $2",
-          [nonce, Buffer.from(sender.slice(2), "hex")],
+        return only(
+          await test.db.query<{ block_number: number; hash: string }>(
+            "SELECT block_number, '0x' || encode(hash, 'hex') AS hash FROM transactions WHERE nonce = $1 AND from_address = $2",
+            [nonce, Buffer.from(sender.slice(2), "hex")],
+          ),
         );
-        return row;
       };
       const first = await movedBlock();
       expect(first.block_number).toBe(head - depth + 1);

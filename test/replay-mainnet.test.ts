@@ -4,14 +4,15 @@ import type { RpcFullBlock, RpcReceipt } from "../src/rpc/types.ts";
 import { expectBlocksMatch, expectLogsMatch, expectTransactionsMatch } from "./support/compare-with-node.ts";
 import { type DatabaseKind, databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
 import { indexNode } from "./support/index-node.ts";
+import { at } from "./support/present.ts";
 import { type ReplayNode, startReplayNode } from "./support/replay-node.ts";
 import { readRecording } from "./support/rpc-recordings.ts";
 
 const mainnetGenesis = "0xd4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3";
 const blockRecording = readRecording("erigon-mainnet/eth_getBlockByNumber__test_08.json");
 const receiptsRecording = readRecording("erigon-mainnet/eth_getBlockReceipts__test_02.json");
-const block = blockRecording[0].response.result as RpcFullBlock;
-const receipts = receiptsRecording[0].response.result as RpcReceipt[];
+const block = at(blockRecording, 0).response.result as RpcFullBlock;
+const receipts = at(receiptsRecording, 0).response.result as RpcReceipt[];
 
 /** Serves the recorded block from a replay node and indexes it into a new database of `kind`. */
 async function replayIntoNewDatabase(kind: DatabaseKind, { withoutBlockReceipts = false } = {}) {
@@ -88,17 +89,18 @@ describe.each(databaseKinds)("mainnet block 18,000,000 replayed into %s", (kind)
     const withdrawals = [...(block.withdrawals ?? [])].reverse();
     expect(items).toHaveLength(16);
     items.forEach((item: Record<string, unknown> & { receiver: { hash: string } }, i: number) => {
+      const withdrawal = at(withdrawals, i);
       expect(item).toMatchObject({
-        index: Number(withdrawals[i].index),
-        validator_index: Number(withdrawals[i].validatorIndex),
-        amount: (BigInt(withdrawals[i].amount) * 10n ** 9n).toString(),
+        index: Number(withdrawal.index),
+        validator_index: Number(withdrawal.validatorIndex),
+        amount: (BigInt(withdrawal.amount) * 10n ** 9n).toString(),
         block_number: 18_000_000,
         timestamp: new Date(Number(block.timestamp) * 1000).toISOString().replace(".000Z", ".000000Z"),
       });
-      expect(item.receiver.hash.toLowerCase()).toBe(withdrawals[i].address.toLowerCase());
+      expect(item.receiver.hash.toLowerCase()).toBe(withdrawal.address.toLowerCase());
       expect(item.receiver.hash).not.toBe(item.receiver.hash.toLowerCase());
     });
-    const receiver = withdrawals[0].address;
+    const receiver = at(withdrawals, 0).address;
     const byAddress = (await app.inject(`/api/v2/addresses/${receiver}/withdrawals`)).json();
     expect(byAddress.items.map((item: { index: number }) => item.index)).toEqual(
       withdrawals.filter((w) => w.address === receiver).map((w) => Number(w.index)),
@@ -149,7 +151,7 @@ describe.each(databaseKinds)("mainnet block 18,000,000 replayed into %s", (kind)
     const app = await createApiServer({ db: test.db });
     const baseFee = BigInt(block.baseFeePerGas as string);
     for (const [i, transaction] of block.transactions.entries()) {
-      const receipt = receipts[i];
+      const receipt = at(receipts, i);
       const response = await app.inject(`/api/v2/addresses/${transaction.from}/transactions`);
       expect(response.statusCode).toBe(200);
       const item = response

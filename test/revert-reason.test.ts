@@ -2,10 +2,11 @@ import { getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import { listAddressTransactions } from "../src/db/queries/address-transactions.ts";
 import { decodeRevertReason } from "../src/decode/revert-reason.ts";
-import { compileDemoContracts } from "../src/demo/compile.ts";
+import type { Artifact } from "../src/demo/compile.ts";
 import type { ScenarioResult } from "../src/demo/scenario.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { demoArtifact } from "./support/demo-artifact.ts";
 import { indexNode } from "./support/index-node.ts";
 
 type StoredTransaction = {
@@ -23,10 +24,10 @@ describe.each(databaseKinds)("revert output of the demo chain's failed transacti
   const scenario = JSON.parse(inject("demoScenario")) as ScenarioResult;
   const stored = new Map<(typeof tracers)[number], Map<Hex, StoredTransaction>>();
   let parityDatabase: TestDatabase;
-  let playgroundAbi: Awaited<ReturnType<typeof compileDemoContracts>>["Playground"]["abi"];
+  let playgroundAbi: Artifact["abi"];
 
   beforeAll(async () => {
-    playgroundAbi = (await compileDemoContracts()).Playground.abi;
+    playgroundAbi = (await demoArtifact("Playground")).abi;
     const head = BigInt(await client.request<string>("eth_blockNumber"));
     for (const tracer of tracers) {
       const { test } = await indexNode(kind, client, { tracer, rangeSize: 50, head });

@@ -3,6 +3,7 @@ import type { Tracer } from "../src/indexer/choose-tracer.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
 import { indexNode } from "./support/index-node.ts";
+import { only } from "./support/present.ts";
 
 describe.each(databaseKinds)("internal transactions of the demo chain on %s", (kind) => {
   const client = createRpcClient({ url: inject("demoRpcUrl") });
@@ -22,8 +23,8 @@ describe.each(databaseKinds)("internal transactions of the demo chain on %s", (k
   it("are the same rows from trace_block and from debug_traceBlockByNumber", async () => {
     const parity = databases.get("parity") as TestDatabase;
     const callTracer = databases.get("callTracer") as TestDatabase;
-    const [frames] = await parity.db.query<{ count: number }>(
-      "SELECT count(*)::int AS count FROM internal_transactions",
+    const frames = only(
+      await parity.db.query<{ count: number }>("SELECT count(*)::int AS count FROM internal_transactions"),
     );
     expect(frames.count).toBeGreaterThan(1000);
     expect(await fingerprint(callTracer.db)).toEqual(await fingerprint(parity.db));
@@ -37,19 +38,25 @@ describe.each(databaseKinds)("internal transactions of the demo chain on %s", (k
     expect(types.map((row) => row.type)).toEqual(
       expect.arrayContaining(["call", "create", "create2", "selfdestruct"]),
     );
-    const [failed] = await db.query<{ unexplained: number; total: number }>(
-      "SELECT count(*) FILTER (WHERE error IS NULL)::int AS unexplained, count(*)::int AS total FROM transactions WHERE status = 0",
+    const failed = only(
+      await db.query<{ unexplained: number; total: number }>(
+        "SELECT count(*) FILTER (WHERE error IS NULL)::int AS unexplained, count(*)::int AS total FROM transactions WHERE status = 0",
+      ),
     );
     expect(failed.total).toBeGreaterThan(10);
     expect(failed.unexplained).toBe(0);
-    const [inner] = await db.query<{ count: number }>(
-      "SELECT count(*)::int AS count FROM transactions WHERE status = 1 AND has_error_in_internal_transactions",
+    const inner = only(
+      await db.query<{ count: number }>(
+        "SELECT count(*)::int AS count FROM transactions WHERE status = 1 AND has_error_in_internal_transactions",
+      ),
     );
     expect(inner.count).toBeGreaterThan(0);
-    const [creations] = await db.query<{ missing: number }>(
-      `SELECT count(*)::int AS missing FROM internal_transactions i
-       LEFT JOIN addresses a ON a.hash = i.created_contract
-       WHERE i.created_contract IS NOT NULL AND i.error IS NULL AND NOT coalesce(a.is_contract, false)`,
+    const creations = only(
+      await db.query<{ missing: number }>(
+        `SELECT count(*)::int AS missing FROM internal_transactions i
+         LEFT JOIN addresses a ON a.hash = i.created_contract
+         WHERE i.created_contract IS NOT NULL AND i.error IS NULL AND NOT coalesce(a.is_contract, false)`,
+      ),
     );
     expect(creations.missing).toBe(0);
   });

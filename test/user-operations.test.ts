@@ -18,6 +18,7 @@ import {
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
+import { at, only } from "./support/present.ts";
 
 let anvil: Anvil;
 let client: RpcClient;
@@ -91,18 +92,22 @@ describe.each(databaseKinds)("user operations indexed into %s", (kind) => {
   });
 
   it("stores every operation field by field as sent and as the EntryPoint reported it", async () => {
-    const [{ count }] = await chain.test.db.query<{ count: number }>(
-      "SELECT count(*)::int AS count FROM user_operations",
+    const { count } = only(
+      await chain.test.db.query<{ count: number }>("SELECT count(*)::int AS count FROM user_operations"),
     );
     expect(count).toBe(sent.length);
     for (const op of sent) {
       const receipt = await publicClient.getTransactionReceipt({ hash: op.transactionHash });
-      const [event] = parseEventLogs({
-        abi: entryPoint06Abi,
-        logs: receipt.logs,
-        eventName: "UserOperationEvent",
-        args: { userOpHash: op.userOpHash },
-      });
+      const event = at(
+        parseEventLogs({
+          abi: entryPoint06Abi,
+          logs: receipt.logs,
+          eventName: "UserOperationEvent",
+          args: { userOpHash: op.userOpHash },
+        }),
+        0,
+        `UserOperationEvent of ${op.description}`,
+      );
       const rows = await findUserOperations(chain.test.db, op.transactionHash);
       const row = rows.find((candidate) => candidate.hash === op.userOpHash);
       const unpacked = op.userOperation;
@@ -165,7 +170,7 @@ describe.each(databaseKinds)("user operations indexed into %s", (kind) => {
         bundle[0].transactionHash.toUpperCase().replace("0X", "0x"),
       );
       expect(rows.map((row) => row.hash)).toEqual(bundle.map((op) => op.userOpHash));
-      const [failed] = await findUserOperations(chain.test.db, reverted.transactionHash);
+      const failed = at(await findUserOperations(chain.test.db, reverted.transactionHash), 0);
       expect(failed.success).toBe(false);
       expect(
         decodeErrorResult({
@@ -198,9 +203,11 @@ describe.each(databaseKinds)("user operations on %s through a reorganization", (
       }
       const kept = await findUserOperations(chain.test.db, ops.examples.v08.tokenTransfer.transactionHash);
       expect(kept.map((row) => row.hash)).toEqual([ops.examples.v08.tokenTransfer.userOpHash]);
-      const [{ count }] = await chain.test.db.query<{ count: number }>(
-        "SELECT count(*)::int AS count FROM user_operations WHERE block_number >= $1",
-        [Number(ops.examples.v08.bundle[0].blockNumber)],
+      const { count } = only(
+        await chain.test.db.query<{ count: number }>(
+          "SELECT count(*)::int AS count FROM user_operations WHERE block_number >= $1",
+          [Number(ops.examples.v08.bundle[0].blockNumber)],
+        ),
       );
       expect(count).toBe(0);
     } finally {

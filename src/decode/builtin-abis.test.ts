@@ -38,15 +38,15 @@ describe("built-in ABIs", () => {
   });
 
   test("index functions, events and errors by selector", () => {
-    expect(builtinAbiIndex.functions.get(toFunctionSelector("deposit()"))?.[0].name).toBe("deposit");
+    expect(builtinAbiIndex.functions.get(toFunctionSelector("deposit()"))?.[0]?.name).toBe("deposit");
     const handleOps06 = toFunctionSelector(
       entryPoint06Abi.find((item) => item.type === "function" && item.name === "handleOps") as never,
     );
     expect(builtinAbiIndex.functions.get(handleOps06)).toHaveLength(1);
     const upgraded = toEventSelector("Upgraded(address)");
-    expect(builtinAbiIndex.events.get(upgraded)?.[0].inputs[0]).toMatchObject({ name: "implementation" });
-    expect(builtinAbiIndex.errors.get("0xe450d38c")?.[0].name).toBe("ERC20InsufficientBalance");
-    expect(builtinAbiIndex.errors.get("0x118cdaa7")?.[0].name).toBe("OwnableUnauthorizedAccount");
+    expect(builtinAbiIndex.events.get(upgraded)?.[0]?.inputs[0]).toMatchObject({ name: "implementation" });
+    expect(builtinAbiIndex.errors.get("0xe450d38c")?.[0]?.name).toBe("ERC20InsufficientBalance");
+    expect(builtinAbiIndex.errors.get("0x118cdaa7")?.[0]?.name).toBe("OwnableUnauthorizedAccount");
   });
 
   test("keep one entry per distinct item; the token standards first", () => {

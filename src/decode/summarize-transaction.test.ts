@@ -1,5 +1,6 @@
 import { encodeFunctionData, erc20Abi, erc721Abi, maxUint256, parseEther, zeroAddress } from "viem";
 import { describe, expect, it } from "vitest";
+import { at } from "../../test/support/present.ts";
 import { type SummarizeTransactionParameters, summarizeTransaction } from "./summarize-transaction.ts";
 
 const alice = "0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
@@ -97,7 +98,7 @@ describe("summarizeTransaction", () => {
         { action_type: "Approve", spender: bob, amount: "2", token },
       ],
     ]);
-    expect(summarize(approve(maxUint256))[0][1]).toMatchObject({ amount: "unlimited" });
+    expect(at(summarize(approve(maxUint256)), 0)[1]).toMatchObject({ amount: "unlimited" });
     expect(summarize(approve(0n))).toEqual([
       ["{action_type} approval of {spender} for {token}", { action_type: "Revoke", spender: bob, token }],
     ]);

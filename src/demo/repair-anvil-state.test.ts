@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { at } from "../../test/support/present.ts";
 import { createRpcClient } from "../rpc/client.ts";
 import { startAnvil } from "./anvil.ts";
 import { repairAnvilState } from "./repair-anvil-state.ts";
@@ -22,9 +23,10 @@ describe("repairAnvilState", () => {
     const blocks = async (url: string) => {
       const client = createRpcClient({ url });
       await client.request("evm_mine");
-      return client.batch<{ hash: string; parentHash: string }>(
+      const answers = await client.batch<{ hash: string; parentHash: string }>(
         ["0x0", "0x1"].map((n) => ({ method: "eth_getBlockByNumber", params: [n, false] })),
       );
+      return [at(answers, 0, "blocks 0 and 1"), at(answers, 1, "blocks 0 and 1")] as const;
     };
     const anvil = await startAnvil({ stateFile });
     const [original] = await blocks(anvil.rpcUrl);

@@ -24,6 +24,7 @@ import {
   zeroAddress,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { at, present } from "../../test/support/present.ts";
 import { aaveV3PoolAbi } from "../decode/builtin-abis.ts";
 import { type Anvil, startAnvil } from "./anvil.ts";
 import { compileDemoContracts, readPackagedArtifacts } from "./compile.ts";
@@ -112,7 +113,7 @@ describe("demo scenario on anvil", () => {
       opcode: "CREATE2",
       from: result.contracts.playground,
       salt: create2Salt(0),
-      bytecode: artifacts.Child.bytecode,
+      bytecode: present(artifacts.Child, "Child's artifact").bytecode,
     });
     expect(predicted).toBe(result.contracts.create2Child);
     expect(await client.getCode({ address: predicted })).toMatch(/^0x[0-9a-f]{2,}$/);
@@ -148,7 +149,7 @@ describe("demo scenario on anvil", () => {
       args: [1n],
     });
     expect(tokenUri.startsWith("data:application/json")).toBe(true);
-    const metadata = JSON.parse(Buffer.from(tokenUri.split(",")[1], "base64").toString("utf8"));
+    const metadata = JSON.parse(Buffer.from(at(tokenUri.split(","), 1), "base64").toString("utf8"));
     expect(metadata.name).toContain("#1");
     expect(metadata.image).toMatch(/^data:image\/svg\+xml;base64,/);
   });
@@ -180,11 +181,14 @@ describe("demo scenario on anvil", () => {
       "event ValueChanged(address indexed caller, uint256 previousValue, uint256 newValue)",
     ]);
     expect(await client.readContract({ address: contracts.proxy, abi, functionName: "version" })).toBe("2");
-    const [changed] = parseEventLogs({
-      abi,
-      eventName: "ValueChanged",
-      logs: await logsOf(examples.proxyCallAfterUpgrade, contracts.proxy),
-    });
+    const changed = at(
+      parseEventLogs({
+        abi,
+        eventName: "ValueChanged",
+        logs: await logsOf(examples.proxyCallAfterUpgrade, contracts.proxy),
+      }),
+      0,
+    );
     expect(changed.args.newValue - changed.args.previousValue).toBe(protocolAmounts.counterIncrement);
     expect(await client.readContract({ address: contracts.proxy, abi, functionName: "value" })).toBe(
       changed.args.newValue,
@@ -207,7 +211,7 @@ describe("demo scenario on anvil", () => {
       "function note() view returns (string)",
       "event NoteChanged(address indexed owner, string note)",
     ]);
-    const [changed] = parseEventLogs({ abi, logs: await logsOf(examples.cloneCall, contracts.clone) });
+    const changed = at(parseEventLogs({ abi, logs: await logsOf(examples.cloneCall, contracts.clone) }), 0);
     expect(changed.args.note).toBe("Sextant demo note, edited");
     expect(await client.readContract({ address: contracts.clone, abi, functionName: "note" })).toBe(
       changed.args.note,
@@ -295,7 +299,7 @@ describe("demo scenario on anvil", () => {
       sqrtPriceX96,
     ]);
     const mint = await client.getTransactionReceipt({ hash: examples.uniswapMint });
-    expect(initialized[0].blockNumber).toBeLessThan(mint.blockNumber);
+    expect(at(initialized, 0).blockNumber).toBeLessThan(mint.blockNumber);
   });
 
   test("Uniswap v3 mint, swaps, burn and collect move the amounts sent", async () => {
@@ -308,7 +312,7 @@ describe("demo scenario on anvil", () => {
     const poolEvent = async (hash: Hash, eventName: string) => {
       const events = parseEventLogs({ abi, eventName, logs: await logsOf(hash, pool) });
       expect(events).toHaveLength(1);
-      return events[0].args as Record<string, unknown>;
+      return at(events, 0).args as Record<string, unknown>;
     };
 
     expect(await poolEvent(examples.uniswapMint, "Mint")).toEqual({
@@ -383,11 +387,14 @@ describe("demo scenario on anvil", () => {
     expect(nft.map(({ args }) => [args.from, args.to, args.tokenId])).toEqual([
       [zeroAddress, provider, position.tokenId],
     ]);
-    const [increased] = parseEventLogs({
-      abi: readPackagedArtifacts().NonfungiblePositionManager.abi,
-      eventName: "IncreaseLiquidity",
-      logs: await logsOf(examples.uniswapMintPosition, manager),
-    });
+    const increased = at(
+      parseEventLogs({
+        abi: readPackagedArtifacts().NonfungiblePositionManager.abi,
+        eventName: "IncreaseLiquidity",
+        logs: await logsOf(examples.uniswapMintPosition, manager),
+      }),
+      0,
+    );
     expect(increased.args).toEqual({
       tokenId: position.tokenId,
       liquidity: position.liquidity,
@@ -418,7 +425,7 @@ describe("demo scenario on anvil", () => {
       functionName: "tokenURI",
       args: [position.tokenId],
     });
-    const metadata = JSON.parse(Buffer.from(tokenUri.split(",")[1], "base64").toString("utf8"));
+    const metadata = JSON.parse(Buffer.from(at(tokenUri.split(","), 1), "base64").toString("utf8"));
     expect(metadata.name).toBe(`Sextant Demo Uniswap V3 Position #${position.tokenId}`);
   });
 
@@ -548,7 +555,7 @@ describe("demo scenario on anvil", () => {
     const lenderSupply = supplies.filter((args) => args.reserve === secondToken);
     expect(lenderSupply).toHaveLength(1);
     expect(await poolBalance(secondToken)).toBe(
-      lenderSupply[0].amount - amounts.borrow + amounts.repay + amounts.liquidationDebt,
+      at(lenderSupply, 0).amount - amounts.borrow + amounts.repay + amounts.liquidationDebt,
     );
   });
 
@@ -558,9 +565,9 @@ describe("demo scenario on anvil", () => {
       "event Deposit(address indexed dst, uint256 wad)",
       "event Withdrawal(address indexed src, uint256 wad)",
     ]);
-    const [deposit] = parseEventLogs({ abi, logs: await logsOf(examples.wrap, contracts.weth) });
+    const deposit = at(parseEventLogs({ abi, logs: await logsOf(examples.wrap, contracts.weth) }), 0);
     expect(deposit.eventName === "Deposit" && deposit.args.wad).toBe(protocolAmounts.wrap);
-    const [withdrawal] = parseEventLogs({ abi, logs: await logsOf(examples.unwrap, contracts.weth) });
+    const withdrawal = at(parseEventLogs({ abi, logs: await logsOf(examples.unwrap, contracts.weth) }), 0);
     expect(withdrawal.eventName === "Withdrawal" && withdrawal.args.wad).toBe(protocolAmounts.unwrap);
     expect(await client.getBalance({ address: contracts.weth })).toBe(
       protocolAmounts.wrap - protocolAmounts.unwrap,
@@ -569,21 +576,21 @@ describe("demo scenario on anvil", () => {
 
   test("ERC-20, ERC-721 and ERC-1155 burns are transfers to the zero address", async () => {
     const { contracts, examples } = result;
-    const [tokenBurn] = transferForms(await logsOf(examples.tokenBurn, contracts.token)).fungible;
+    const tokenBurn = at(transferForms(await logsOf(examples.tokenBurn, contracts.token)).fungible, 0);
     expect(tokenBurn.args.to).toBe(zeroAddress);
     expect(tokenBurn.args.value).toBeGreaterThan(0n);
-    const [tokenMint] = transferForms(await logsOf(examples.tokenMint, contracts.token)).fungible;
+    const tokenMint = at(transferForms(await logsOf(examples.tokenMint, contracts.token)).fungible, 0);
     expect(tokenMint.args.from).toBe(zeroAddress);
 
     const collectibleBurn = transferForms(await logsOf(examples.collectibleBurn, contracts.collectible)).nft;
     expect(collectibleBurn).toHaveLength(1);
-    expect(collectibleBurn[0].args.to).toBe(zeroAddress);
+    expect(at(collectibleBurn, 0).args.to).toBe(zeroAddress);
     await expect(
       client.readContract({
         address: contracts.collectible,
         abi: parseAbi(["function ownerOf(uint256) view returns (address)"]),
         functionName: "ownerOf",
-        args: [collectibleBurn[0].args.tokenId],
+        args: [at(collectibleBurn, 0).args.tokenId],
       }),
     ).rejects.toThrow();
 
@@ -593,15 +600,15 @@ describe("demo scenario on anvil", () => {
       logs: await logsOf(examples.multiTokenBurn, contracts.multiToken),
     });
     expect(single).toHaveLength(1);
-    expect(single[0].args.to).toBe(zeroAddress);
+    expect(at(single, 0).args.to).toBe(zeroAddress);
     const batch = parseEventLogs({
       abi: erc1155Abi,
       eventName: "TransferBatch",
       logs: await logsOf(examples.multiTokenBurnBatch, contracts.multiToken),
     });
     expect(batch).toHaveLength(1);
-    expect(batch[0].args.to).toBe(zeroAddress);
-    expect(batch[0].args.ids).toHaveLength(3);
+    expect(at(batch, 0).args.to).toBe(zeroAddress);
+    expect(at(batch, 0).args.ids).toHaveLength(3);
   });
 
   test("ERC-20 approvals include a revocation to zero", async () => {
@@ -618,7 +625,7 @@ describe("demo scenario on anvil", () => {
       logs: await logsOf(examples.tokenApprovalRevoked, contracts.token),
     });
     expect(revoked.map((log) => log.args.value)).toEqual([0n]);
-    expect(revoked[0].args.spender).not.toBe(zeroAddress);
+    expect(at(revoked, 0).args.spender).not.toBe(zeroAddress);
   });
 
   test("ERC-1155 mints and transfers a batch of ten distinct ids in one transaction", async () => {
@@ -633,7 +640,7 @@ describe("demo scenario on anvil", () => {
         logs: await logsOf(hash, contracts.multiToken),
       });
       expect(batches).toHaveLength(1);
-      const { ids, values, from, to } = batches[0].args;
+      const { ids, values, from, to } = at(batches, 0).args;
       expect(ids).toHaveLength(10);
       expect(new Set(ids).size).toBe(10);
       expect(values).toHaveLength(10);
@@ -679,16 +686,21 @@ describe("demo scenario on anvil", () => {
       const { fungible, nft } = transferForms(await logsOf(hash, contracts.hybrid));
       expect(fungible).toHaveLength(1);
       expect(nft).toHaveLength(1);
-      expect(fungible[0].args.value).toBe(parseEther("1"));
-      expect(nft[0].args.tokenId).toBeGreaterThan(2n ** 255n);
-      expect([nft[0].args.from, nft[0].args.to]).toEqual([fungible[0].args.from, fungible[0].args.to]);
+      const fungibleTransfer = at(fungible, 0);
+      const nftTransfer = at(nft, 0);
+      expect(fungibleTransfer.args.value).toBe(parseEther("1"));
+      expect(nftTransfer.args.tokenId).toBeGreaterThan(2n ** 255n);
+      expect([nftTransfer.args.from, nftTransfer.args.to]).toEqual([
+        fungibleTransfer.args.from,
+        fungibleTransfer.args.to,
+      ]);
     }
     const approvals = await logsOf(examples.hybridNftApproval, contracts.hybrid);
     expect(approvals.map((log) => log.topics.length)).toEqual([4]);
     expect(parseEventLogs({ abi: erc721Abi, eventName: "Approval", logs: approvals })).toHaveLength(1);
     const forAll = await logsOf(examples.hybridApprovalForAll, contracts.hybrid);
     expect(
-      parseEventLogs({ abi: erc721Abi, eventName: "ApprovalForAll", logs: forAll })[0].args.approved,
+      at(parseEventLogs({ abi: erc721Abi, eventName: "ApprovalForAll", logs: forAll }), 0).args.approved,
     ).toBe(true);
   });
 
@@ -797,7 +809,7 @@ describe("demo scenario on anvil", () => {
       await logsOf(examples.revertingNameTokenTransfer, contracts.revertingNameToken),
     );
     expect(fungible).toHaveLength(1);
-    expect(fungible[0].args.value).toBeGreaterThan(0n);
+    expect(at(fungible, 0).args.value).toBeGreaterThan(0n);
   });
 });
 
@@ -833,7 +845,7 @@ describe("compileDemoContracts", () => {
           "DemoNoteFactory",
         ]),
       );
-      expect(compiled.Playground.bytecode).toMatch(/^0x[0-9a-f]+$/);
+      expect(present(compiled.Playground, "Playground's artifact").bytecode).toMatch(/^0x[0-9a-f]+$/);
       expect(await readdir(cacheDirectory)).toHaveLength(1);
 
       expect(await compileDemoContracts({ cacheDirectory })).toEqual(compiled);

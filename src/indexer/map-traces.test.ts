@@ -2,7 +2,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Hex, keccak256, parseTransaction } from "viem";
 import { beforeAll, describe, expect, inject, test } from "vitest";
+import { at, only, present } from "../../test/support/present.ts";
 import { recordedResult, rpcFixturesDirectory } from "../../test/support/rpc-recordings.ts";
+import type { ScenarioResult } from "../demo/scenario.ts";
 import { createRpcClient } from "../rpc/client.ts";
 import type { CallFrame } from "../rpc/debug_traceBlockByNumber.ts";
 import { RpcInvalidAnswerError } from "../rpc/errors.ts";
@@ -49,24 +51,24 @@ function failedAncestors(frame: CallFrame, inherited = false, into = new Map<Cal
 
 /** Indexes count up from 0 and trace addresses form a depth-first walk of one tree. */
 function expectDepthFirst(rows: InternalTransaction[]) {
-  expect(rows[0].traceAddress).toEqual([]);
+  expect(at(rows, 0).traceAddress).toEqual([]);
   const seen = new Set<string>();
   rows.forEach((row, i) => {
     expect(row.index).toBe(i);
     if (i > 0) {
       const parent = row.traceAddress.slice(0, -1);
-      const position = row.traceAddress[row.traceAddress.length - 1];
+      const position = at(row.traceAddress, -1);
       expect(seen.has(parent.join(","))).toBe(true);
       if (position > 0) expect(seen.has([...parent, position - 1].join(","))).toBe(true);
       // Depth-first order is the lexicographic order of trace addresses.
-      expect(compareAddresses(rows[i - 1].traceAddress, row.traceAddress)).toBeLessThan(0);
+      expect(compareAddresses(at(rows, i - 1).traceAddress, row.traceAddress)).toBeLessThan(0);
     }
     seen.add(row.traceAddress.join(","));
   });
 }
 
 function compareAddresses(a: number[], b: number[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return at(a, i) - at(b, i);
   return a.length - b.length;
 }
 
@@ -113,7 +115,7 @@ const gethExpectations: Record<string, (rows: InternalTransaction[], fixture: Ge
       ["call", [0]],
       ["delegatecall", [0, 0]],
     ]);
-    expect(rows[2].to).toBe("0x42b02b5deeb78f34cd5ac896473b63e6c99a71a2");
+    expect(at(rows, 2).to).toBe("0x42b02b5deeb78f34cd5ac896473b63e6c99a71a2");
   },
   "inner_create_oog_outer_throw.json": (rows) => {
     expect(rows[0]).toMatchObject({
@@ -132,10 +134,10 @@ const gethExpectations: Record<string, (rows: InternalTransaction[], fixture: Ge
       gasUsed: null,
       output: null,
     });
-    expect(rows[1].input.length).toBeGreaterThan(1000);
+    expect(at(rows, 1).input.length).toBeGreaterThan(1000);
   },
   "inner_instafail.json": (rows) => {
-    expect(rows[0].error).toBeNull();
+    expect(at(rows, 0).error).toBeNull();
     expect(rows[1]).toMatchObject({
       type: "call",
       value: 0x14d1120d7b160000n,
@@ -152,12 +154,12 @@ const gethExpectations: Record<string, (rows: InternalTransaction[], fixture: Ge
       ["staticcall", "reverted"],
     ]);
     expect(rows[1]).toMatchObject({ createdContract: null, output: null, gasUsed: null, gas: 0x2ba851n });
-    expect(rows[0].createdContract).toBeNull();
-    expect(rows[2].value).toBe(0n);
+    expect(at(rows, 0).createdContract).toBeNull();
+    expect(at(rows, 2).value).toBe(0n);
   },
   "inner_throw_outer_revert.json": (rows) => {
     expect(rows.map((row) => row.error)).toEqual(["reverted", "invalid opcode"]);
-    expect(rows[0].value).toBe(0xe92596fd6290000n);
+    expect(at(rows, 0).value).toBe(0xe92596fd6290000n);
   },
   "oog.json": (rows) => {
     expect(rows).toHaveLength(1);
@@ -172,11 +174,11 @@ const gethExpectations: Record<string, (rows: InternalTransaction[], fixture: Ge
     expect(rows[0]).toMatchObject({ error: "reverted", output: null });
     // What it reverted with is kept apart: Error("Self-delegation is disallowed.").
     expect(result.output).toMatch(/^0x08c379a0/);
-    expect(rows[0].revertOutput).toBe(result.output);
+    expect(at(rows, 0).revertOutput).toBe(result.output);
   },
   "selfdestruct.json": (rows) => {
     expect(rows[1]).toEqual({
-      ...rows[1],
+      ...at(rows, 1),
       type: "selfdestruct",
       traceAddress: [0],
       from: "0x3b873a919aa0512d5a0f09e6dcceaa4a6727fafe",
@@ -201,7 +203,7 @@ const gethExpectations: Record<string, (rows: InternalTransaction[], fixture: Ge
   },
   "throw.json": (rows) => {
     expect(rows).toHaveLength(1);
-    expect(rows[0].error).toBe("invalid jump destination");
+    expect(at(rows, 0).error).toBe("invalid jump destination");
   },
 };
 
@@ -221,7 +223,7 @@ describe("mapCallTracerBlock on go-ethereum's callTracer test cases", () => {
       gas: transaction.gas as bigint,
       gasUsed: BigInt(fixture.result.gasUsed as Hex),
     };
-    const [rows] = mapCallTracerBlock([{ result: fixture.result }], [context]);
+    const rows = only(mapCallTracerBlock([{ result: fixture.result }], [context]));
 
     const recordedFrames = walk(fixture.result);
     expect(rows).toHaveLength(recordedFrames.length);
@@ -239,43 +241,44 @@ describe("mapCallTracerBlock on go-ethereum's callTracer test cases", () => {
       expect(row.revertOutput !== null).toBe(row.error === "reverted");
     }
     // Real geth already reports the gas limit on the top frame.
-    expect(rows[0].gas).toBe(transaction.gas);
-    expect(rows[0].gas).toBe(BigInt(fixture.result.gas as Hex));
-    gethExpectations[file](rows, fixture);
+    expect(at(rows, 0).gas).toBe(transaction.gas);
+    expect(at(rows, 0).gas).toBe(BigInt(fixture.result.gas as Hex));
+    present(gethExpectations[file], `expectations of ${file}`)(rows, fixture);
   });
 
   test("without context the top frame keeps the tracer's own figures and the hash comes from txHash", () => {
     const fixture = readGethCase("simple.json");
     const txHash = keccak256(fixture.input);
-    const [withContext] = mapCallTracerBlock(
-      [{ result: fixture.result }],
-      [{ hash: txHash, gas: 1n, gasUsed: 2n }],
+    const withContext = only(
+      mapCallTracerBlock([{ result: fixture.result }], [{ hash: txHash, gas: 1n, gasUsed: 2n }]),
     );
-    const [without] = mapCallTracerBlock([{ txHash, result: fixture.result }]);
-    expect([withContext[0].gas, withContext[0].gasUsed]).toEqual([1n, 2n]);
-    expect([without[0].gas, without[0].gasUsed]).toEqual([90_000n, 0x9751n]);
+    const without = only(mapCallTracerBlock([{ txHash, result: fixture.result }]));
+    expect([at(withContext, 0).gas, at(withContext, 0).gasUsed]).toEqual([1n, 2n]);
+    expect([at(without, 0).gas, at(without, 0).gasUsed]).toEqual([90_000n, 0x9751n]);
     expect(without.slice(1)).toEqual(withContext.slice(1));
   });
 
   test("an unknown frame type is skipped with its subtree", () => {
-    const [rows] = mapCallTracerBlock([
-      {
-        txHash: `0x${"ab".repeat(32)}`,
-        result: {
-          type: "CALL",
-          from: `0x${"01".repeat(20)}`,
-          to: `0x${"02".repeat(20)}`,
-          calls: [
-            {
-              type: "STOP",
-              from: `0x${"02".repeat(20)}`,
-              calls: [{ type: "CALL", from: `0x${"03".repeat(20)}` }],
-            },
-            { type: "STATICCALL", from: `0x${"02".repeat(20)}`, to: `0x${"04".repeat(20)}` },
-          ],
+    const rows = only(
+      mapCallTracerBlock([
+        {
+          txHash: `0x${"ab".repeat(32)}`,
+          result: {
+            type: "CALL",
+            from: `0x${"01".repeat(20)}`,
+            to: `0x${"02".repeat(20)}`,
+            calls: [
+              {
+                type: "STOP",
+                from: `0x${"02".repeat(20)}`,
+                calls: [{ type: "CALL", from: `0x${"03".repeat(20)}` }],
+              },
+              { type: "STATICCALL", from: `0x${"02".repeat(20)}`, to: `0x${"04".repeat(20)}` },
+            ],
+          },
         },
-      },
-    ]);
+      ]),
+    );
     expect(rows.map((row) => [row.index, row.type, row.traceAddress])).toEqual([
       [0, "call", []],
       [1, "staticcall", [1]],
@@ -309,12 +312,17 @@ describe("mapCallTracerBlock on a recorded mainnet block (erigon, 361 transactio
     expect(mapped.flat()).toHaveLength(1758);
     mapped.forEach((rows, t) => {
       expectDepthFirst(rows);
-      expect(rows.map((row) => row.traceAddress)).toEqual(frames[t].map(({ traceAddress }) => traceAddress));
-      expect(rows.map((row) => row.type)).toEqual(frames[t].map(({ frame }) => frame.type.toLowerCase()));
+      const transactionFrames = at(frames, t);
+      expect(rows.map((row) => row.traceAddress)).toEqual(
+        transactionFrames.map(({ traceAddress }) => traceAddress),
+      );
+      expect(rows.map((row) => row.type)).toEqual(
+        transactionFrames.map(({ frame }) => frame.type.toLowerCase()),
+      );
       for (const row of rows) {
         expectLowercase(row);
         expect(row.transactionIndex).toBe(t);
-        expect(row.transactionHash).toBe(recording[t].txHash);
+        expect(row.transactionHash).toBe(at(recording, t).txHash);
       }
     });
   });
@@ -324,8 +332,9 @@ describe("mapCallTracerBlock on a recorded mainnet block (erigon, 361 transactio
     let inherited = 0;
     recording.forEach((entry, t) => {
       const ancestors = failedAncestors(entry.result as CallFrame);
+      const rows = at(mapped, t);
       walk(entry.result as CallFrame).forEach(({ frame }, i) => {
-        const row = mapped[t][i];
+        const row = at(rows, i);
         if (frame.error) {
           own++;
           expect(frame.error).toBe("execution reverted");
@@ -366,7 +375,7 @@ describe("mapParityBlock on a recorded mainnet block (erigon trace_block)", () =
       expectDepthFirst(rows);
       for (const row of rows) {
         expectLowercase(row);
-        expect(row).toMatchObject({ transactionIndex: t, transactionHash: traces[0].transactionHash });
+        expect(row).toMatchObject({ transactionIndex: t, transactionHash: at(traces, 0).transactionHash });
       }
     });
     expect(mapped.flat()).toHaveLength(recording.length);
@@ -377,7 +386,7 @@ describe("mapParityBlock on a recorded mainnet block (erigon trace_block)", () =
     const traces = recording.filter((trace) => trace.transactionPosition != null);
     const types = new Set<string>();
     traces.forEach((trace, i) => {
-      const row = rows[i];
+      const row = at(rows, i);
       types.add(row.type);
       if (trace.type === "call") expect(row.type).toBe(trace.action.callType);
       if (trace.type === "create") {
@@ -427,15 +436,16 @@ describe("mapParityBlock on a recorded mainnet block (erigon trace_block)", () =
 
   test("with context the top frame carries the gas limit and the receipt's gasUsed", () => {
     const contexts = mapped.map((rows) => ({
-      hash: rows[0].transactionHash,
+      hash: at(rows, 0).transactionHash,
       gas: 1_000_000n,
       gasUsed: 50_000n,
     }));
     const anchored = mapParityBlock(recording, contexts);
     anchored.forEach((rows, t) => {
-      expect(rows[0].gas).toBe(1_000_000n);
-      expect(rows[0].gasUsed).toBe(rows[0].error === null ? 50_000n : null);
-      expect(rows.slice(1)).toEqual(mapped[t].slice(1));
+      const top = at(rows, 0);
+      expect(top.gas).toBe(1_000_000n);
+      expect(top.gasUsed).toBe(top.error === null ? 50_000n : null);
+      expect(rows.slice(1)).toEqual(at(mapped, t).slice(1));
     });
     const shuffled = [contexts[1], contexts[0], ...contexts.slice(2)];
     expect(() => mapParityBlock(recording, shuffled)).toThrow(RpcInvalidAnswerError);
@@ -476,7 +486,7 @@ describe("both tracers on the demo chain (anvil)", () => {
   type Scenario = {
     startBlockNumber: string;
     headBlockNumber: string;
-    examples: Record<string, Hex>;
+    examples: ScenarioResult["examples"];
     failedTransactionHashes: Hex[];
   };
   const scenario = JSON.parse(inject("demoScenario")) as Scenario;
@@ -504,13 +514,14 @@ describe("both tracers on the demo chain (anvil)", () => {
     fromCallTracer = [];
     fromParity = [];
     blocks.forEach((block, b) => {
+      const blockReceipts = at(receipts, b);
       const contexts = block.transactions.map((transaction, t) => ({
         hash: transaction.hash,
         gas: BigInt(transaction.gas),
-        gasUsed: BigInt(receipts[b][t].gasUsed),
+        gasUsed: BigInt(at(blockReceipts, t).gasUsed),
       }));
-      fromCallTracer.push(...mapCallTracerBlock(callTraces[b], contexts));
-      fromParity.push(...mapParityBlock(parityTraces[b], contexts));
+      fromCallTracer.push(...mapCallTracerBlock(at(callTraces, b), contexts));
+      fromParity.push(...mapParityBlock(at(parityTraces, b), contexts));
     });
   });
 
@@ -529,13 +540,16 @@ describe("both tracers on the demo chain (anvil)", () => {
     fromParity.forEach((rows, i) => {
       expectDepthFirst(rows);
       rows.forEach(expectLowercase);
-      expect(rows[0].transactionHash).toBe(transactions[i].hash);
-      expect(rows[0].gas).toBe(BigInt(transactions[i].gas));
-      const failed = flatReceipts[i].status === "0x0";
-      expect(rows[0].error !== null).toBe(failed);
-      expect(rows[0].gasUsed).toBe(failed ? null : BigInt(flatReceipts[i].gasUsed));
-      if (transactions[i].to === null && !failed) {
-        expect(rows[0]).toMatchObject({ type: "create", createdContract: flatReceipts[i].contractAddress });
+      const top = at(rows, 0);
+      const transaction = at(transactions, i);
+      const receipt = at(flatReceipts, i);
+      expect(top.transactionHash).toBe(transaction.hash);
+      expect(top.gas).toBe(BigInt(transaction.gas));
+      const failed = receipt.status === "0x0";
+      expect(top.error !== null).toBe(failed);
+      expect(top.gasUsed).toBe(failed ? null : BigInt(receipt.gasUsed));
+      if (transaction.to === null && !failed) {
+        expect(top).toMatchObject({ type: "create", createdContract: receipt.contractAddress });
       }
     });
   });
@@ -543,6 +557,7 @@ describe("both tracers on the demo chain (anvil)", () => {
   test("cover every kind of frame and failure the scenario makes", () => {
     const rows = fromParity.flat();
     const byHash = (hash: Hex) => rows.filter((row) => row.transactionHash === hash.toLowerCase());
+    const topOf = (hash: Hex) => at(byHash(hash), 0, `frames of ${hash}`);
     const types = new Set(rows.map((row) => row.type));
     for (const type of ["call", "create", "create2", "selfdestruct", "delegatecall", "staticcall"] as const) {
       expect(types).toContain(type);
@@ -557,22 +572,22 @@ describe("both tracers on the demo chain (anvil)", () => {
     const selfdestruct = byHash(examples.selfdestruct).find((row) => row.type === "selfdestruct");
     expect(selfdestruct).toMatchObject({ gas: null, gasUsed: null, input: "0x", output: null });
     expect(selfdestruct?.to).toMatch(lowercaseAddress);
-    expect(byHash(examples.caughtInnerRevert)[0].error).toBeNull();
+    expect(topOf(examples.caughtInnerRevert).error).toBeNull();
     expect(byHash(examples.caughtInnerRevert).some((row) => row.index > 0 && row.error === "reverted")).toBe(
       true,
     );
-    expect(byHash(examples.failedWithReason)[0].error).toBe("reverted");
-    expect(byHash(examples.failedWithCustomError)[0].error).toBe("reverted");
-    expect(byHash(examples.failedOutOfGas)[0].error).toBe("out of gas");
+    expect(topOf(examples.failedWithReason).error).toBe("reverted");
+    expect(topOf(examples.failedWithCustomError).error).toBe("reverted");
+    expect(topOf(examples.failedOutOfGas).error).toBe("out of gas");
     // Error(string) and Playground's RequestedFailure(address,uint256): selector, then the ABI words.
-    expect(byHash(examples.failedWithReason)[0].revertOutput).toMatch(/^0x08c379a0([0-9a-f]{64}){3,}$/);
-    expect(byHash(examples.failedWithCustomError)[0].revertOutput).toMatch(/^0x3cf2ee3d([0-9a-f]{64}){2}$/);
-    expect(byHash(examples.failedOutOfGas)[0].revertOutput).toBeNull();
+    expect(topOf(examples.failedWithReason).revertOutput).toMatch(/^0x08c379a0([0-9a-f]{64}){3,}$/);
+    expect(topOf(examples.failedWithCustomError).revertOutput).toMatch(/^0x3cf2ee3d([0-9a-f]{64}){2}$/);
+    expect(topOf(examples.failedOutOfGas).revertOutput).toBeNull();
     // The caught inner revert keeps its data on the inner frame; the transaction did not revert.
-    expect(byHash(examples.caughtInnerRevert)[0].revertOutput).toBeNull();
+    expect(topOf(examples.caughtInnerRevert).revertOutput).toBeNull();
     expect(byHash(examples.caughtInnerRevert).some((row) => row.revertOutput?.startsWith("0x08c379a0"))).toBe(
       true,
     );
-    for (const hash of scenario.failedTransactionHashes) expect(byHash(hash)[0].error).not.toBeNull();
+    for (const hash of scenario.failedTransactionHashes) expect(topOf(hash).error).not.toBeNull();
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { at } from "../../test/support/present.ts";
 import { recordedResult } from "../../test/support/rpc-recordings.ts";
 import { RpcInvalidAnswerError } from "../rpc/errors.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
@@ -47,13 +48,13 @@ describe("validateRange on mainnet block 18,000,000", () => {
 
   it("rejects receipts out of order", () => {
     const { block, receipts } = fresh();
-    [receipts[3], receipts[4]] = [receipts[4], receipts[3]];
+    [receipts[3], receipts[4]] = [at(receipts, 4), at(receipts, 3)];
     expect(rejects([block], [receipts])).toContain("does not match transaction");
   });
 
   it("rejects a receipt from another block", () => {
     const { block, receipts } = fresh();
-    receipts[10].blockHash = `0x${"11".repeat(32)}`;
+    at(receipts, 10).blockHash = `0x${"11".repeat(32)}`;
     expect(rejects([block], [receipts])).toContain("receipt 10");
   });
 
@@ -66,7 +67,7 @@ describe("validateRange on mainnet block 18,000,000", () => {
 
   it("rejects a transaction that names another block", () => {
     const { block, receipts } = fresh();
-    block.transactions[5].blockHash = `0x${"22".repeat(32)}`;
+    at(block.transactions, 5).blockHash = `0x${"22".repeat(32)}`;
     expect(rejects([block], [receipts])).toContain("is not at index 5");
   });
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { at } from "../../test/support/present.ts";
 import { createRpcClient } from "./client.ts";
 import {
   isMethodNotSupported,
@@ -112,8 +113,8 @@ describe("createRpcClient", () => {
         error: { code, message },
       });
       const entries: unknown[] = calls.map(echo);
-      if (requests === 1) entries[1] = failed(calls[1].id, -32000, "header not found");
-      if (requests === 2) entries[0] = failed(calls[0].id, -32603, "internal error");
+      if (requests === 1) entries[1] = failed(at(calls, 1).id, -32000, "header not found");
+      if (requests === 2) entries[0] = failed(at(calls, 0).id, -32603, "internal error");
       ok(response, entries);
     });
     const retries: string[] = [];

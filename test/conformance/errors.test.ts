@@ -8,6 +8,7 @@ import {
   wellFormedPathValues,
 } from "../support/endpoints.ts";
 import type { IndexedChain } from "../support/indexed-chain.ts";
+import { only } from "../support/present.ts";
 import { fetchJson, hex, indexDemoChain, sql } from "./demo-chain.ts";
 
 const unknownAddress = wellFormedPathValues.address_hash_param as string;
@@ -39,7 +40,9 @@ describe.each(databaseKinds)("the error catalogue on %s", (kind) => {
     );
     erc20 = tokens.find((token) => token.type === "ERC-20")?.address as string;
     nft = tokens.find((token) => token.type === "ERC-1155")?.address as string;
-    [{ head }] = await sql<{ head: number }>(chain.test.db, "SELECT max(number)::int AS head FROM blocks");
+    ({ head } = only(
+      await sql<{ head: number }>(chain.test.db, "SELECT max(number)::int AS head FROM blocks"),
+    ));
     tokenParameters = {
       tokenHolders: { address_hash_param: erc20 },
       tokenInstanceHolders: { address_hash_param: nft, token_id_param: "1" },

@@ -68,7 +68,7 @@ const keyed = (db: Database, text: string, params: unknown[]) => async () =>
 const tokenTypes = ["ERC-20", "ERC-721", "ERC-1155", "ERC-404"];
 
 /** How a transaction (or internal transaction, as `i.`) involves `$1`: any way, or as each filter keeps it. */
-const directions: Record<string, string> = {
+const directions = {
   "": "t.from_address = $1 OR t.to_address = $1 OR t.created_contract = $1",
   from: "t.from_address = $1",
   to: "t.to_address = $1 OR t.created_contract = $1",

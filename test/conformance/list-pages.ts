@@ -1,5 +1,6 @@
 import type { Endpoint } from "../../src/api/define-endpoint.ts";
 import type { IndexedChain } from "../support/indexed-chain.ts";
+import { at } from "../support/present.ts";
 import { exactCursor, type Fetched, fetchJson } from "./demo-chain.ts";
 import { caseUrl, type ListCase, listCases } from "./list-cases.ts";
 
@@ -16,7 +17,7 @@ async function pagesOf(chain: IndexedChain, entry: ListCase): Promise<Fetched[]>
     if (page.status !== 200 || pages.length > 40) break;
     cursor = exactCursor(page.text);
   }
-  return pages.length > 3 ? [pages[0], pages[Math.floor(pages.length / 2)], pages[pages.length - 1]] : pages;
+  return pages.length > 3 ? [at(pages, 0), at(pages, Math.floor(pages.length / 2)), at(pages, -1)] : pages;
 }
 
 /** Every page the suite checks on `chain`: each list case's first, middle and last page, by endpoint. */

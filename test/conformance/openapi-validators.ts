@@ -1,6 +1,7 @@
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
+import { at } from "../support/present.ts";
 
 /** ajv-formats' `addFormats`: the package is CommonJS, its default export arrives wrapped under ESM. */
 export const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -21,7 +22,7 @@ function describe(errors: ErrorObject[] | null | undefined): string[] {
 
 /** The document's path template that `apiPath` (e.g. `/api/v2/blocks/1/withdrawals`) is an instance of. */
 function templateOf(templates: string[], apiPath: string, prefix: string): string | undefined {
-  const path = apiPath.split("?")[0];
+  const path = at(apiPath.split("?"), 0);
   // Literal templates first: `/v2/tokens/` before `/v2/tokens/{address_hash_param}`.
   const ordered = [...templates].sort(
     (a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0),
@@ -48,7 +49,7 @@ export function validatorFor(
     if (!template) return [`the document has no path for ${apiPath}`];
     const key = `${template} ${status}`;
     if (!compiled.has(key)) {
-      const response = document.paths[template].get?.responses?.[String(status)] as
+      const response = document.paths[template]?.get?.responses?.[String(status)] as
         | { content?: Record<string, { schema?: unknown }> }
         | undefined;
       const pointer = [

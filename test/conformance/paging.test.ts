@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds } from "../support/databases.ts";
 import { endpointNamed, listEndpoints } from "../support/endpoints.ts";
 import type { IndexedChain } from "../support/indexed-chain.ts";
+import { at } from "../support/present.ts";
 import { exactCursor, fetchJson, indexDemoChain } from "./demo-chain.ts";
 import { caseUrl, type ListCase, listCases } from "./list-cases.ts";
 
@@ -117,8 +118,8 @@ describe.each(databaseKinds)("paging on %s", (kind) => {
         const name = entry.endpoint.schema.operationId;
         if (String(parsed) !== exact) rounded.set(name, (rounded.get(name) ?? 0) + 1);
         // The case: the last row of a page and the first of the next differ, yet print the same.
-        const last = (pages[index].at(-1) as { value: string }).value;
-        const next = (pages[index + 1][0] as { value: string }).value;
+        const last = (at(at(pages, index), -1) as { value: string }).value;
+        const next = (at(at(pages, index + 1), 0) as { value: string }).value;
         if (last !== next && Number(last) === Number(next)) sameDoubleNeighbours++;
       });
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds } from "../support/databases.ts";
 import type { IndexedChain } from "../support/indexed-chain.ts";
+import { only } from "../support/present.ts";
 import { fetchJson, hex, indexDemoChain, sql, successfulTransactions } from "./demo-chain.ts";
 
 const variableTypes = [
@@ -25,10 +26,12 @@ describe.each(databaseKinds)("endpoints 7 and 10 on %s", (kind) => {
   beforeAll(async () => {
     chain = await indexDemoChain(kind);
     successful = await successfulTransactions(chain.test.db);
-    [{ hash: failed }] = await sql<{ hash: string }>(
-      chain.test.db,
-      `SELECT ${hex("hash")} AS hash FROM transactions WHERE status = 0 ORDER BY block_number LIMIT 1`,
-    );
+    ({ hash: failed } = only(
+      await sql<{ hash: string }>(
+        chain.test.db,
+        `SELECT ${hex("hash")} AS hash FROM transactions WHERE status = 0 ORDER BY block_number LIMIT 1`,
+      ),
+    ));
   });
   afterAll(() => chain?.close());
 

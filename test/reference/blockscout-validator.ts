@@ -7,6 +7,7 @@ import {
   type ResponseValidator,
   validatorFor,
 } from "../conformance/openapi-validators.ts";
+import { present } from "../support/present.ts";
 import { sharedPath } from "./shared.ts";
 
 /**
@@ -80,12 +81,15 @@ export function blockscoutValidator(): ResponseValidator {
     components: { schemas: Record<string, { properties: Record<string, unknown> }> };
   };
   const schemas = document.components.schemas;
-  schemas.TokenWithIntegerHoldersCount = structuredClone(schemas.Token);
-  schemas.TokenWithIntegerHoldersCount.properties.holders_count = { type: "integer" };
+  const schemaNamed = (name: string) => present(schemas[name], `Blockscout's ${name} schema`);
+  const integerHoldersCount = structuredClone(schemaNamed("Token"));
+  integerHoldersCount.properties.holders_count = { type: "integer" };
+  schemas.TokenWithIntegerHoldersCount = integerHoldersCount;
   for (const { schema, property, type } of interfaceDocumentOverrides) {
-    if (!(property in schemas[schema].properties))
+    const { properties } = schemaNamed(schema);
+    if (!(property in properties))
       throw new Error(`override of ${schema}.${property}: Blockscout's schema has no such property`);
-    schemas[schema].properties[property] = type;
+    properties[property] = type;
   }
   allowExtraKeys(document);
   // OpenAPI 3.0 schemas: `nullable` is understood by Ajv; `x-*` and `example` are annotations.

@@ -13,9 +13,13 @@ describe("the endpoint list", () => {
     expect(document.paths.size).toBeGreaterThan(0);
     expect(
       endpoints
-        .map((endpoint) => [endpoint.number, shape(documentPath(endpoint))])
+        .map((endpoint): [number, string] => [endpoint.number, shape(documentPath(endpoint))])
         .sort(([a], [b]) => +a - +b),
-    ).toEqual([...document.paths].map(([number, path]) => [number, shape(path)]).sort(([a], [b]) => +a - +b));
+    ).toEqual(
+      [...document.paths]
+        .map(([number, path]): [number, string] => [number, shape(path)])
+        .sort(([a], [b]) => +a - +b),
+    );
   });
 
   it("pages exactly the endpoints the document answers with items", () => {

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { at, present } from "../support/present.ts";
 import { sharedPath } from "./shared.ts";
 
 /** The user's interface document: its field tables are what the suite checks every response against. */
@@ -20,6 +21,11 @@ export type InterfaceDocument = {
 
 /** A found mismatch: where in the body, and what is wrong. */
 export type Violation = { path: string; problem: string };
+
+/** Capture group `index` of `match`, one the pattern always fills. */
+function captured(match: RegExpMatchArray, index: number): string {
+  return present(match[index], `group ${index} of ${JSON.stringify(match[0])}`);
+}
 
 /** Splits `text` at `separator` where it is not inside parentheses or backticks. */
 function splitTopLevel(text: string, separator: string): string[] {
@@ -46,7 +52,7 @@ function inlineFields(text: string): DocumentField[] {
   return splitTopLevel(text.replace(/\)\. .*$/s, ")").replace(/\.$/, ""), ",").map((part) => {
     const match = /^`?([\w.?]+)`?\s*\((.*)\)$/s.exec(part);
     if (!match) throw new Error(`unreadable field in the interface document: ${part}`);
-    return { name: match[1], type: match[2] };
+    return { name: captured(match, 1), type: captured(match, 2) };
   });
 }
 
@@ -74,13 +80,13 @@ export function readInterfaceDocument(
   for (const line of text.split("\n")) {
     const section = /^#{2,3} (.*)$/.exec(line);
     if (section) {
-      heading = objectName(section[1]);
+      heading = objectName(captured(section, 1));
       table = null;
       continue;
     }
     const definition = /^-? ?([A-Z][\w ]*?): (\w+ \(.*)$/.exec(line);
     if (definition && !line.startsWith("|")) {
-      objects.set(objectName(definition[1]), inlineFields(definition[2]));
+      objects.set(objectName(captured(definition, 1)), inlineFields(captured(definition, 2)));
       continue;
     }
     if (!line.startsWith("|")) {
@@ -91,23 +97,26 @@ export function readInterfaceDocument(
       .slice(1, -1)
       .split("|")
       .map((cell) => cell.trim());
-    if (/^-+$/.test(cells[0])) continue;
+    const cell = (index: number) => at(cells, index, `table row ${line}`);
+    if (/^-+$/.test(cell(0))) continue;
     if (cells[0] === "Field" && cells[1] === "Type") table = "fields";
     else if (cells[0] === "#" && cells[1] === "Path") table = "endpoints";
     else if (cells[0] === "#" && cells[1] === "Keys of next_page_params") table = "cursors";
     else if (table === "fields") objects.set(heading, [...(objects.get(heading) ?? []), fieldOf(cells)]);
     else if (table === "endpoints") {
-      paths.set(Number(cells[0]), cells[1].replaceAll("`", ""));
-      const body = cells[4].replace(/\(.*\)/, "").trim();
+      paths.set(Number(cells[0]), cell(1).replaceAll("`", ""));
+      const body = cell(4)
+        .replace(/\(.*\)/, "")
+        .trim();
       const list = body.startsWith("items: ");
       bodies.set(Number(cells[0]), { object: objectName(body.replace(/^items: /, "")), list });
-    } else if (table === "cursors") cursors.set(Number(cells[0]), inlineFields(cells[1]));
+    } else if (table === "cursors") cursors.set(Number(cells[0]), inlineFields(cell(1)));
   }
   return { objects, paths, bodies, cursors };
 }
 
-function fieldOf([name, type]: string[]): DocumentField {
-  return { name, type };
+function fieldOf(cells: string[]): DocumentField {
+  return { name: at(cells, 0, "field row"), type: at(cells, 1, "field row") };
 }
 
 /** Checks one value; pushes what is wrong. `at` is the JSON path shown in messages. */
@@ -250,7 +259,7 @@ export class DocumentChecker {
         (value) => typeof value === "string" && allowed.includes(value),
         `one of ${allowed.join(", ")}`,
       );
-    const values = (list: string) => [...list.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
+    const values = (list: string) => [...list.matchAll(/`([^`]+)`/g)].map((match) => captured(match, 1));
 
     let match: RegExpExecArray | null;
     match = /^array of two numbers$/.exec(text);
@@ -263,25 +272,27 @@ export class DocumentChecker {
       };
     }
     match = /^array of string; allowed values: (.*)$/.exec(text);
-    if (match) return array(enumerated(values(match[1])));
+    if (match) return array(enumerated(values(captured(match, 1))));
     match = /^array of objects: (.*)$/s.exec(text);
-    if (match) return array(this.looseFieldsChecker(match[1], where));
+    if (match) return array(this.looseFieldsChecker(captured(match, 1), where));
     match = /^array of (.*)$/.exec(text);
     if (match) {
       if (match[1] === "string") return array(this.typeChecker("string", where));
-      return array(this.referenceChecker(match[1], where));
+      return array(this.referenceChecker(captured(match, 1), where));
     }
     match = /^object: (.*)$/s.exec(text);
-    if (match) return this.fieldsChecker(inlineFields(match[1]), undefined, where);
+    if (match) return this.fieldsChecker(inlineFields(captured(match, 1)), undefined, where);
     match = /^object of four booleans: (.*)$/.exec(text);
     if (match)
       return this.fieldsChecker(
-        match[1].split(", ").map((name) => ({ name, type: "boolean" })),
+        captured(match, 1)
+          .split(", ")
+          .map((name) => ({ name, type: "boolean" })),
         undefined,
         where,
       );
     match = /^same shape as (\w+)$/.exec(text);
-    if (match) return this.sameShapeAs(match[1], where);
+    if (match) return this.sameShapeAs(captured(match, 1), where);
     if (/^(free-form )?object\b/.test(text))
       return primitive((value) => typeof value === "object" && !Array.isArray(value), "an object");
     if (text === "integer") return primitive(Number.isInteger, "an integer");
@@ -298,7 +309,7 @@ export class DocumentChecker {
     if (text === "string, hex")
       return primitive((value) => typeof value === "string" && /^0x[0-9a-fA-F]*$/.test(value), "hex");
     match = /^string, (`\w+` or `\w+`)$/.exec(text);
-    if (match) return enumerated(values(match[1]));
+    if (match) return enumerated(values(captured(match, 1)));
     if (/^(`\w+` or `\w+`)$/.test(text)) return enumerated(values(text));
     // "string; values seen: ..." lists examples, not every value: only the type is checked.
     if (/^string\b/.test(text) || text === "string or null")
@@ -314,7 +325,7 @@ export class DocumentChecker {
     for (const group of text.split(";")) {
       const match = /^(.*?),? (?:all|as) (strings)$|^(.*?) (boolean)$/.exec(group.trim());
       if (!match) throw new Error(`unreadable field group in the interface document: ${group}`);
-      const [names, type] = match[1] ? [match[1], "string"] : [match[3], "boolean"];
+      const [names, type] = match[1] ? [match[1], "string"] : [captured(match, 3), "boolean"];
       for (const name of names.split(",")) fields.push({ name: name.trim().replace(/`/g, ""), type });
     }
     return this.fieldsChecker(fields, undefined, where);

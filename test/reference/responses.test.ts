@@ -4,6 +4,7 @@ import { distinct, fetchListPages, type ListPage, pagesOfEndpoint } from "../con
 import { databaseKinds } from "../support/databases.ts";
 import { endpointNumbered, listEndpoints } from "../support/endpoints.ts";
 import type { IndexedChain } from "../support/indexed-chain.ts";
+import { at } from "../support/present.ts";
 import { blockscoutValidator } from "./blockscout-validator.ts";
 import { DocumentChecker, readInterfaceDocument, type Violation } from "./interface-document.ts";
 import {
@@ -112,9 +113,10 @@ describe.each(databaseKinds)("responses on %s against the shared reference", (ki
     const body = page.body as { items: Record<string, unknown>[]; next_page_params: unknown };
     const shapes = recorded.get(2) as RecordedShapes;
     const removed = structuredClone(body);
-    delete removed.items[0].hash;
+    delete at(removed.items, 0).hash;
     const retyped = structuredClone(body);
-    retyped.items[0].block_number = String(retyped.items[0].block_number);
+    const retypedItem = at(retyped.items, 0);
+    retypedItem.block_number = String(retypedItem.block_number);
     // Compared with the unbroken body's count, so the proof holds while other faults are being fixed.
     const originalCount = blockscout(page.url, 200, body).length;
     for (const broken of [removed, retyped]) {

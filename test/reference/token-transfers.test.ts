@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createRpcClient } from "../../src/rpc/client.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "../support/indexed-chain.ts";
+import { at } from "../support/present.ts";
 import { readRecording } from "./recorded-responses.ts";
 
 /** Recorded eth.blockscout.com token transfer lists: the chain's and an address's. */
@@ -24,7 +25,7 @@ describe.each(databaseKinds)("token transfer lists on %s against recorded Blocks
 
   it("keeps every key of Blockscout's recorded token transfer items", async () => {
     for (const file of recordings) {
-      const theirs = (readRecording(file).body as { items: Record<string, unknown>[] }).items[0];
+      const theirs = at((readRecording(file).body as { items: Record<string, unknown>[] }).items, 0, file);
       const type = (theirs.token as { type: string }).type;
       // The newest transfer of that token type: the first item of the list filtered by it.
       const response = await indexed.app.inject(`/api/v2/token-transfers?type=${type}`);

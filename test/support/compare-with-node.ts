@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import type { Database } from "../../src/db/client.ts";
 import type { RpcFullBlock, RpcReceipt } from "../../src/rpc/types.ts";
+import { at } from "./present.ts";
 
 type Kind = "quantity" | "data" | "address";
 type Mapping = [rpcField: string, column: string, kind: Kind];
@@ -98,8 +99,9 @@ export async function expectBlocksMatch(db: Database, blocks: RpcFullBlock[]) {
   );
   expect(rows).toHaveLength(blocks.length);
   blocks.forEach((block, i) => {
-    expectFields(rows[i], block as unknown as Record<string, unknown>, blockFields, `block ${block.number}`);
-    expect(rows[i].transaction_count).toBe(block.transactions.length);
+    const row = at(rows, i, "stored blocks");
+    expectFields(row, block as unknown as Record<string, unknown>, blockFields, `block ${block.number}`);
+    expect(row.transaction_count).toBe(block.transactions.length);
   });
 }
 
@@ -116,9 +118,15 @@ export async function expectTransactionsMatch(
   const flatReceipts = receipts.flat();
   expect(rows).toHaveLength(transactions.length);
   rows.forEach((row, i) => {
-    const what = `transaction ${transactions[i].hash}`;
-    expectFields(row, transactions[i] as unknown as Record<string, unknown>, transactionFields, what);
-    expectFields(row, flatReceipts[i] as unknown as Record<string, unknown>, receiptFields, what);
+    const transaction = at(transactions, i, "the node's transactions");
+    const what = `transaction ${transaction.hash}`;
+    expectFields(row, transaction as unknown as Record<string, unknown>, transactionFields, what);
+    expectFields(
+      row,
+      at(flatReceipts, i, "the node's receipts") as unknown as Record<string, unknown>,
+      receiptFields,
+      what,
+    );
   });
   return rows;
 }
@@ -140,7 +148,7 @@ export async function expectLogsMatch(db: Database, receipts: RpcReceipt[][]) {
   const logs = receipts.flat().flatMap((receipt) => receipt.logs);
   expect(rows).toHaveLength(logs.length);
   rows.forEach((row, i) => {
-    const log = logs[i];
+    const log = at(logs, i, "the node's logs");
     expect(row.block_number).toBe(Number(log.blockNumber));
     expect(row.log_index).toBe(Number(log.logIndex));
     expect(row.transaction_index).toBe(Number(log.transactionIndex));

@@ -5,6 +5,7 @@ import postgres from "postgres";
 import { type Database, openDatabase } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { type TableDefinition, tables } from "../../src/db/tables.ts";
+import { only } from "./present.ts";
 
 export type DatabaseKind = "pglite" | "postgres";
 
@@ -69,10 +70,12 @@ export async function fingerprint(db: Database): Promise<Record<string, string>>
     const columns = (await tableColumns(db, table.name))
       .map((column) => column.name)
       .filter((name) => !table.volatile?.includes(name));
-    const [row] = await db.query<{ count: number; digest: string | null }>(
-      `SELECT count(*)::int AS count,
-         md5(string_agg(row(${columns.join(", ")})::text, '|' ORDER BY ${table.key.join(", ")})) AS digest
-       FROM ${table.name}`,
+    const row = only(
+      await db.query<{ count: number; digest: string | null }>(
+        `SELECT count(*)::int AS count,
+           md5(string_agg(row(${columns.join(", ")})::text, '|' ORDER BY ${table.key.join(", ")})) AS digest
+         FROM ${table.name}`,
+      ),
     );
     result[table.name] = `${row.count}:${row.digest}`;
   }

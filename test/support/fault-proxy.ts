@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { at } from "./present.ts";
 
 /**
  * What the proxy can do to a request instead of passing it through unharmed:
@@ -92,7 +93,7 @@ export async function startFaultProxy({
     if (applicable.length === 0) return null;
     const unseen = applicable.filter((kind) => counts[kind] === 0);
     const pool = unseen.length > 0 ? unseen : applicable;
-    return pool[Math.floor(random() * pool.length)];
+    return at(pool, Math.floor(random() * pool.length));
   }
 
   async function forward(body: string): Promise<{ status: number; text: string }> {

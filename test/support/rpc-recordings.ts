@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { at } from "./present.ts";
 
 /** Real JSON-RPC recordings kept with the tests; `test/fixtures/README.md` says where they come from. */
 export const rpcFixturesDirectory = join(import.meta.dirname, "../fixtures/rpc");
@@ -17,5 +18,5 @@ export function readRecording(path: string): RecordedExchange[] {
 
 /** The node's answer to the first request of a recording; `path` is relative to `test/fixtures/rpc/`. */
 export function recordedResult<T>(path: string): T {
-  return readRecording(path)[0].response.result as T;
+  return at(readRecording(path), 0, path).response.result as T;
 }

@@ -1,4 +1,5 @@
 import type { Database } from "../../src/db/client.ts";
+import { at } from "./present.ts";
 
 // The addresses and values the token balance lists are seeded with (see `seedTokenBalances`).
 export const holder = "0xc0de20a37e2dac848f81a93bd85fe4acdde7c0de";
@@ -90,7 +91,7 @@ export async function seedTokenBalances(db: Database) {
   await db.query("INSERT INTO checkpoints (name, block_number) VALUES ('blocks', 1)");
   await db.query(
     "INSERT INTO addresses (hash, is_contract, first_seen_block) VALUES ($1, false, 1), ($2, true, 1)",
-    [Buffer.from(holder.slice(2), "hex"), Buffer.from(fungibleHolders[50].address.slice(2), "hex")],
+    [Buffer.from(holder.slice(2), "hex"), Buffer.from(at(fungibleHolders, 50).address.slice(2), "hex")],
   );
   await insertTokens(db, [
     ...erc20.map((a, i): TokenSeed => [a, "ERC-20", i === 0 ? null : `Coin ${i}`]),
@@ -114,10 +115,10 @@ export async function seedTokenBalances(db: Database) {
     [erc721, 1, holder, 1],
     [erc721, 2, holder, 1],
     [erc721, 3, holder, 1],
-    [erc721, 4, fungibleHolders[1].address, 1],
+    [erc721, 4, at(fungibleHolders, 1).address, 1],
     // ERC-1155: 29 ids; id 100 has a second holder, id 101 a balance of 5.
     ...Array.from({ length: 29 }, (_, i): BalanceSeed => [erc1155, 100 + i, holder, i === 1 ? 5 : 1]),
-    [erc1155, 100, fungibleHolders[2].address, 2],
+    [erc1155, 100, at(fungibleHolders, 2).address, 2],
     // ERC-404: the fungible side and one id.
     [erc404, -1, holder, 5n * 10n ** 18n],
     [erc404, 7, holder, 1],
@@ -126,13 +127,13 @@ export async function seedTokenBalances(db: Database) {
     [fungible, -1, address(12, 99), 0],
     // Endpoint 6 for ERC-1155 and endpoint 9: id 5 of `multi` has 51 holders; two holders hold id 6 too.
     ...fungibleHolders.map((h): BalanceSeed => [multi, 5, h.address, h.value]),
-    [multi, 6, fungibleHolders[50].address, fungibleHolders[50].value],
-    [multi, 6, fungibleHolders[49].address, 1],
+    [multi, 6, at(fungibleHolders, 50).address, at(fungibleHolders, 50).value],
+    [multi, 6, at(fungibleHolders, 49).address, 1],
     // Endpoint 11: one id per collection; 12 ids in the first ERC-721 and 10 in the first ERC-1155.
     ...collections721.map((a): BalanceSeed => [a, 1, collector, 1]),
-    ...Array.from({ length: 11 }, (_, i): BalanceSeed => [collections721[0], 2 + i, collector, 1]),
+    ...Array.from({ length: 11 }, (_, i): BalanceSeed => [at(collections721, 0), 2 + i, collector, 1]),
     ...collections1155.map((a): BalanceSeed => [a, 1, collector, 3]),
-    ...Array.from({ length: 9 }, (_, i): BalanceSeed => [collections1155[0], 2 + i, collector, 1]),
+    ...Array.from({ length: 9 }, (_, i): BalanceSeed => [at(collections1155, 0), 2 + i, collector, 1]),
     ...collections404.map((a): BalanceSeed => [a, -1, collector, 10n ** 18n]),
     ...collections404.map((a): BalanceSeed => [a, 42, collector, 1]),
   ]);
@@ -144,6 +145,6 @@ export async function seedTokenBalances(db: Database) {
       null,
     ],
     [erc1155, 102, null, "request failed: 404"],
-    [collections721[0], 12, { name: "Twelve", image_url: "https://example.org/12.png" }, null],
+    [at(collections721, 0), 12, { name: "Twelve", image_url: "https://example.org/12.png" }, null],
   ]);
 }

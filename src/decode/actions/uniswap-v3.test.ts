@@ -8,6 +8,7 @@ import {
   zeroAddress,
 } from "viem";
 import { describe, expect, it } from "vitest";
+import { at } from "../../../test/support/present.ts";
 import { uniswapV3PoolAbi } from "../builtin-abis.ts";
 import type { ActionLog } from "./transaction-action.ts";
 import { uniswapV3Actions } from "./uniswap-v3.ts";
@@ -65,12 +66,15 @@ describe("uniswapV3Actions", () => {
       },
       log_index: 3,
     });
-    const [sellWeth] = uniswapV3Actions({
-      logs: [swap(-2_400_000_000n, 1_500_000_000_000_000_000n)],
-      positionManager,
-      pools,
-      tokens,
-    });
+    const sellWeth = at(
+      uniswapV3Actions({
+        logs: [swap(-2_400_000_000n, 1_500_000_000_000_000_000n)],
+        positionManager,
+        pools,
+        tokens,
+      }),
+      0,
+    );
     expect(sellWeth.data).toMatchObject({
       amount0: "1.5",
       symbol0: "WETH",
