@@ -7,8 +7,8 @@ import { createIndexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { only } from "./support/elements.ts";
 import { indexNode } from "./support/index-node.ts";
-import { only } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 const path = "/api/v2/proxy/account-abstraction/status";

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
+import { at } from "./support/elements.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
-import { at } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 // CALL(gas, calldata[0:32] as address, callvalue, no input, no output), then STOP: the callee's failure is ignored.

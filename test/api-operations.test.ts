@@ -8,9 +8,9 @@ import { migrate } from "../src/db/migrate.ts";
 import { createMetrics, type Metrics } from "../src/metrics.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { at } from "./support/elements.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
 import { type PostgresCluster, startPostgresCluster } from "./support/postgres-cluster.ts";
-import { at } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 /** Sends `text` on a new connection and returns everything the server answers before closing. */

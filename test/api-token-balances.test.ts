@@ -2,8 +2,9 @@ import type { FastifyInstance } from "fastify";
 import { checksumAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
+import { required } from "../src/required.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
-import { at, present } from "./support/present.ts";
+import { at } from "./support/elements.ts";
 import {
   address,
   collections404,
@@ -57,7 +58,7 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       params = rawCursor
         ? Object.fromEntries(
             [...rawCursor.matchAll(/"([a-z_]+)":("[^"]*"|[0-9]+|null)/g)].map(([, key, value]) => {
-              const text = present(value, `cursor field ${key}`);
+              const text = required(value, `cursor field ${key}`);
               return [key, text.startsWith('"') ? text.slice(1, -1) : text];
             }),
           )
@@ -231,7 +232,7 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       const [lastAddress, lastValue] = at(expected, 49);
       expect(Object.keys(cursor).sort()).toEqual(["address_hash", "items_count", "value"]);
       expect(cursor.value).toBe(lastValue);
-      expect(BigInt(present(cursor.value, "cursor value")) > 2n ** 64n).toBe(true);
+      expect(BigInt(required(cursor.value, "cursor value")) > 2n ** 64n).toBe(true);
       expect(firstPage.text).toContain(`"value":${lastValue}`);
       expect(cursor.address_hash).toBe(lastAddress);
       expect(items.every((item) => item.token_id === null)).toBe(true);

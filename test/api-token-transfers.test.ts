@@ -5,8 +5,8 @@ import { readTokenMetadata } from "../src/indexer/read-token-metadata.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { at, only } from "./support/elements.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
-import { at, only } from "./support/present.ts";
 
 type Item = {
   block_number: number;

@@ -20,11 +20,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { writeContractAbi } from "../src/db/import-abis.ts";
 import type { RevertReason } from "../src/decode/revert-reason.ts";
+import { required } from "../src/required.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
 import { demoArtifact } from "./support/demo-artifact.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
-import { present } from "./support/present.ts";
 
 type Variable = { type: string; value: unknown };
 type Summary = { summary_template: string; summary_template_variables: Record<string, Variable> };
@@ -91,7 +91,7 @@ describe.each(databaseKinds)("understanding transactions on %s", (kind) => {
     expect(body.success).toBe(true);
     return body.data.summaries.map(({ summary_template, summary_template_variables }) =>
       summary_template.replace(/\{(\w+)\}/g, (_, name: string) => {
-        const variable = present(summary_template_variables[name], `${name} of "${summary_template}"`);
+        const variable = required(summary_template_variables[name], `${name} of "${summary_template}"`);
         expect(variable.value, `${name} of "${summary_template}"`).not.toBeNull();
         if (variable.type === "token") return (variable.value as { symbol: string }).symbol;
         if (variable.type === "address") return (variable.value as { hash: string }).hash;

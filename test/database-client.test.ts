@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createTestDatabase, databaseKinds } from "./support/databases.ts";
-import { only } from "./support/present.ts";
+import { only } from "./support/elements.ts";
 
 // A page's time must not depend on the planner's estimates: JIT compilation once cost 0.6 s on a
 // page that runs in 0.5 ms. PostgreSQL connections turn it off; PGlite has no JIT provider.

@@ -2,8 +2,8 @@ import chromiumBinary from "@sparticuz/chromium";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createRpcClient } from "../src/rpc/client.ts";
+import { at } from "./support/elements.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
-import { at } from "./support/present.ts";
 
 /** The 13 endpoints, by the summary the docs page shows for each. */
 const endpointTitles = [

@@ -2,11 +2,12 @@ import { encodeDeployData, encodeFunctionData, type Hex, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { type Artifacts, compileDemoContracts } from "../src/demo/compile.ts";
+import { required } from "../src/required.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { at } from "./support/elements.ts";
 import { type FollowedNode, followNode } from "./support/index-node.ts";
 import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
-import { at, present } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 const gasPrice = toHex(10_000_000_000n);
@@ -26,7 +27,7 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
   let artifacts: Artifacts;
   const tokens = {} as Record<"fungible" | "collectible" | "multi", Hex>;
   type TokenContract = "DemoToken" | "DemoCollectible" | "DemoMultiToken";
-  const artifact = (contract: TokenContract) => present(artifacts[contract], `${contract}'s artifact`);
+  const artifact = (contract: TokenContract) => required(artifacts[contract], `${contract}'s artifact`);
   const account = (index: number) => at(accounts, index, "dev accounts");
 
   const call = (contract: TokenContract, functionName: string, args: unknown[]) =>

@@ -17,8 +17,8 @@ import { trace_block } from "../src/rpc/trace_block.ts";
 import type { RpcFullBlock, RpcReceipt } from "../src/rpc/types.ts";
 import { expectBlocksMatch, expectLogsMatch, expectTransactionsMatch } from "./support/compare-with-node.ts";
 import { databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { at, only } from "./support/elements.ts";
 import { indexNode } from "./support/index-node.ts";
-import { at, only } from "./support/present.ts";
 
 describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
   const client = createRpcClient({ url: inject("demoRpcUrl") });

@@ -9,8 +9,8 @@ import { createIndexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, type DatabaseKind, databaseKinds, fingerprint } from "./support/databases.ts";
+import { only } from "./support/elements.ts";
 import { indexNode } from "./support/index-node.ts";
-import { only } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 const cli = join(import.meta.dirname, "../bin/sextant.js");

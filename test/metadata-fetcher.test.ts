@@ -10,7 +10,7 @@ import { createMetadataFetcher } from "../src/indexer/create-metadata-fetcher.ts
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
-import { at } from "./support/present.ts";
+import { at } from "./support/elements.ts";
 import { until } from "./support/until.ts";
 
 // One contract serves as both kinds: `tokenURI` reverts for an id never set, `uri` answers a template.

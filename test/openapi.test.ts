@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Endpoint } from "../src/api/define-endpoint.ts";
 import { endpoints } from "../src/api/endpoints/index.ts";
 import { createApiServer } from "../src/api/server.ts";
+import { required } from "../src/required.ts";
 import { createTestDatabase, type TestDatabase } from "./support/databases.ts";
 import { documentPath, endpointNamed, listEndpoints } from "./support/endpoints.ts";
-import { present } from "./support/present.ts";
 
 type Parameter = { name: string; in: "path" | "query"; required?: boolean; description?: string };
 type Operation = {
@@ -175,11 +175,11 @@ describe("the OpenAPI document", () => {
       expect(() => ajv.compile(resolved(schema)), name).not.toThrow();
     }
     for (const [path, item] of Object.entries(document.paths)) {
-      for (const [status, response] of Object.entries(present(item.get, `GET ${path}`).responses)) {
+      for (const [status, response] of Object.entries(required(item.get, `GET ${path}`).responses)) {
         expect(
           () =>
             ajv.compile(
-              resolved(present(response.content["application/json"], `${path} ${status} JSON`).schema),
+              resolved(required(response.content["application/json"], `${path} ${status} JSON`).schema),
             ),
           `${path} ${status}`,
         ).not.toThrow();

@@ -22,8 +22,8 @@ import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { eip1822ProxiableSlot } from "../src/indexer/detect-proxies.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
+import { at, only } from "./support/elements.ts";
 import { type FollowedNode, followNode } from "./support/index-node.ts";
-import { at, only } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 const gasPrice = toHex(10_000_000_000n);

@@ -7,9 +7,9 @@ import { ReorgTooDeepError } from "../src/indexer/create-indexer.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
 import { demoArtifact } from "./support/demo-artifact.ts";
+import { at, only } from "./support/elements.ts";
 import { type FollowedNode, followNode } from "./support/index-node.ts";
 import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
-import { at, only } from "./support/present.ts";
 import { until } from "./support/until.ts";
 
 const gasPrice = toHex(10_000_000_000n);

@@ -3,8 +3,8 @@ import { createApiServer } from "../src/api/server.ts";
 import type { RpcFullBlock, RpcReceipt } from "../src/rpc/types.ts";
 import { expectBlocksMatch, expectLogsMatch, expectTransactionsMatch } from "./support/compare-with-node.ts";
 import { type DatabaseKind, databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { at } from "./support/elements.ts";
 import { indexNode } from "./support/index-node.ts";
-import { at } from "./support/present.ts";
 import { type ReplayNode, startReplayNode } from "./support/replay-node.ts";
 import { readRecording } from "./support/rpc-recordings.ts";
 

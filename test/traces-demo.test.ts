@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Tracer } from "../src/indexer/choose-tracer.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { only } from "./support/elements.ts";
 import { indexNode } from "./support/index-node.ts";
-import { only } from "./support/present.ts";
 
 describe.each(databaseKinds)("internal transactions of the demo chain on %s", (kind) => {
   const client = createRpcClient({ url: inject("demoRpcUrl") });

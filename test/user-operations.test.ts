@@ -17,8 +17,8 @@ import {
 } from "../src/demo/user-operations.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
+import { at, only } from "./support/elements.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
-import { at, only } from "./support/present.ts";
 
 let anvil: Anvil;
 let client: RpcClient;

@@ -9,7 +9,7 @@ import {
   toHex,
 } from "viem";
 import { describe, expect, test } from "vitest";
-import { at } from "../../test/support/present.ts";
+import { at } from "../../test/support/elements.ts";
 import { erc20Abi, erc721Abi, erc1155Abi } from "./builtin-abis.ts";
 import { decodeLog } from "./decode-log.ts";
 

@@ -1,6 +1,6 @@
 import { encodeFunctionData, erc20Abi, erc721Abi, maxUint256, parseEther, zeroAddress } from "viem";
 import { describe, expect, it } from "vitest";
-import { at } from "../../test/support/present.ts";
+import { at } from "../../test/support/elements.ts";
 import { type SummarizeTransactionParameters, summarizeTransaction } from "./summarize-transaction.ts";
 
 const alice = "0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { at } from "../../test/support/present.ts";
+import { at } from "../../test/support/elements.ts";
 import { createRpcClient } from "../rpc/client.ts";
 import { startAnvil } from "./anvil.ts";
 import { repairAnvilState } from "./repair-anvil-state.ts";

@@ -24,8 +24,9 @@ import {
   zeroAddress,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { at, present } from "../../test/support/present.ts";
+import { at } from "../../test/support/elements.ts";
 import { aaveV3PoolAbi } from "../decode/builtin-abis.ts";
+import { required } from "../required.ts";
 import { type Anvil, startAnvil } from "./anvil.ts";
 import { compileDemoContracts, readPackagedArtifacts } from "./compile.ts";
 import { create2Salt } from "./scenario/playground.ts";
@@ -113,7 +114,7 @@ describe("demo scenario on anvil", () => {
       opcode: "CREATE2",
       from: result.contracts.playground,
       salt: create2Salt(0),
-      bytecode: present(artifacts.Child, "Child's artifact").bytecode,
+      bytecode: required(artifacts.Child, "Child's artifact").bytecode,
     });
     expect(predicted).toBe(result.contracts.create2Child);
     expect(await client.getCode({ address: predicted })).toMatch(/^0x[0-9a-f]{2,}$/);
@@ -845,7 +846,7 @@ describe("compileDemoContracts", () => {
           "DemoNoteFactory",
         ]),
       );
-      expect(present(compiled.Playground, "Playground's artifact").bytecode).toMatch(/^0x[0-9a-f]+$/);
+      expect(required(compiled.Playground, "Playground's artifact").bytecode).toMatch(/^0x[0-9a-f]+$/);
       expect(await readdir(cacheDirectory)).toHaveLength(1);
 
       expect(await compileDemoContracts({ cacheDirectory })).toEqual(compiled);

@@ -2,9 +2,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Hex, keccak256, parseTransaction } from "viem";
 import { beforeAll, describe, expect, inject, test } from "vitest";
-import { at, only, present } from "../../test/support/present.ts";
+import { at, only } from "../../test/support/elements.ts";
 import { recordedResult, rpcFixturesDirectory } from "../../test/support/rpc-recordings.ts";
 import type { ScenarioResult } from "../demo/scenario.ts";
+import { required } from "../required.ts";
 import { createRpcClient } from "../rpc/client.ts";
 import type { CallFrame } from "../rpc/debug_traceBlockByNumber.ts";
 import { RpcInvalidAnswerError } from "../rpc/errors.ts";
@@ -243,7 +244,7 @@ describe("mapCallTracerBlock on go-ethereum's callTracer test cases", () => {
     // Real geth already reports the gas limit on the top frame.
     expect(at(rows, 0).gas).toBe(transaction.gas);
     expect(at(rows, 0).gas).toBe(BigInt(fixture.result.gas as Hex));
-    present(gethExpectations[file], `expectations of ${file}`)(rows, fixture);
+    required(gethExpectations[file], `expectations of ${file}`)(rows, fixture);
   });
 
   test("without context the top frame keeps the tracer's own figures and the hash comes from txHash", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { at } from "../../test/support/present.ts";
+import { at } from "../../test/support/elements.ts";
 import { recordedResult } from "../../test/support/rpc-recordings.ts";
 import { RpcInvalidAnswerError } from "../rpc/errors.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { at } from "../../test/support/present.ts";
+import { at } from "../../test/support/elements.ts";
 import { createRpcClient } from "./client.ts";
 import {
   isMethodNotSupported,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds } from "../support/databases.ts";
+import { only } from "../support/elements.ts";
 import {
   endpointNamed,
   endpointPath,
@@ -8,7 +9,6 @@ import {
   wellFormedPathValues,
 } from "../support/endpoints.ts";
 import type { IndexedChain } from "../support/indexed-chain.ts";
-import { only } from "../support/present.ts";
 import { fetchJson, hex, indexDemoChain, sql } from "./demo-chain.ts";
 
 const unknownAddress = wellFormedPathValues.address_hash_param as string;

@@ -1,6 +1,6 @@
 import type { Endpoint } from "../../src/api/define-endpoint.ts";
+import { at } from "../support/elements.ts";
 import type { IndexedChain } from "../support/indexed-chain.ts";
-import { at } from "../support/present.ts";
 import { exactCursor, type Fetched, fetchJson } from "./demo-chain.ts";
 import { caseUrl, type ListCase, listCases } from "./list-cases.ts";
 

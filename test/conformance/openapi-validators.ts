@@ -1,7 +1,7 @@
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { at } from "../support/present.ts";
+import { at } from "../support/elements.ts";
 
 /** ajv-formats' `addFormats`: the package is CommonJS, its default export arrives wrapped under ESM. */
 export const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;

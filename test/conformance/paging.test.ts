@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds } from "../support/databases.ts";
+import { at } from "../support/elements.ts";
 import { endpointNamed, listEndpoints } from "../support/endpoints.ts";
 import type { IndexedChain } from "../support/indexed-chain.ts";
-import { at } from "../support/present.ts";
 import { exactCursor, fetchJson, indexDemoChain } from "./demo-chain.ts";
 import { caseUrl, type ListCase, listCases } from "./list-cases.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKinds } from "../support/databases.ts";
+import { only } from "../support/elements.ts";
 import type { IndexedChain } from "../support/indexed-chain.ts";
-import { only } from "../support/present.ts";
 import { fetchJson, hex, indexDemoChain, sql, successfulTransactions } from "./demo-chain.ts";
 
 const variableTypes = [

@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
 import { Ajv } from "ajv";
 import { parse } from "yaml";
+import { required } from "../../src/required.ts";
 import {
   addFormats,
   type OpenApiDocument,
   type ResponseValidator,
   validatorFor,
 } from "../conformance/openapi-validators.ts";
-import { present } from "../support/present.ts";
 import { sharedPath } from "./shared.ts";
 
 /**
@@ -81,7 +81,7 @@ export function blockscoutValidator(): ResponseValidator {
     components: { schemas: Record<string, { properties: Record<string, unknown> }> };
   };
   const schemas = document.components.schemas;
-  const schemaNamed = (name: string) => present(schemas[name], `Blockscout's ${name} schema`);
+  const schemaNamed = (name: string) => required(schemas[name], `Blockscout's ${name} schema`);
   const integerHoldersCount = structuredClone(schemaNamed("Token"));
   integerHoldersCount.properties.holders_count = { type: "integer" };
   schemas.TokenWithIntegerHoldersCount = integerHoldersCount;

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { at, present } from "../support/present.ts";
+import { required } from "../../src/required.ts";
+import { at } from "../support/elements.ts";
 import { sharedPath } from "./shared.ts";
 
 /** The user's interface document: its field tables are what the suite checks every response against. */
@@ -24,7 +25,7 @@ export type Violation = { path: string; problem: string };
 
 /** Capture group `index` of `match`, one the pattern always fills. */
 function captured(match: RegExpMatchArray, index: number): string {
-  return present(match[index], `group ${index} of ${JSON.stringify(match[0])}`);
+  return required(match[index], `group ${index} of ${JSON.stringify(match[0])}`);
 }
 
 /** Splits `text` at `separator` where it is not inside parentheses or backticks. */

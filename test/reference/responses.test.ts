@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { indexDemoChain } from "../conformance/demo-chain.ts";
 import { distinct, fetchListPages, type ListPage, pagesOfEndpoint } from "../conformance/list-pages.ts";
 import { databaseKinds } from "../support/databases.ts";
+import { at } from "../support/elements.ts";
 import { endpointNumbered, listEndpoints } from "../support/endpoints.ts";
 import type { IndexedChain } from "../support/indexed-chain.ts";
-import { at } from "../support/present.ts";
 import { blockscoutValidator } from "./blockscout-validator.ts";
 import { DocumentChecker, readInterfaceDocument, type Violation } from "./interface-document.ts";
 import {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../../src/api/server.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
-import { at } from "../support/present.ts";
+import { at } from "../support/elements.ts";
 import {
   collector,
   fungible,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createRpcClient } from "../../src/rpc/client.ts";
 import { databaseKinds } from "../support/databases.ts";
+import { at } from "../support/elements.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "../support/indexed-chain.ts";
-import { at } from "../support/present.ts";
 import { readRecording } from "./recorded-responses.ts";
 
 /** Recorded eth.blockscout.com token transfer lists: the chain's and an address's. */

@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import type { Database } from "../../src/db/client.ts";
 import type { RpcFullBlock, RpcReceipt } from "../../src/rpc/types.ts";
-import { at } from "./present.ts";
+import { at } from "./elements.ts";
 
 type Kind = "quantity" | "data" | "address";
 type Mapping = [rpcField: string, column: string, kind: Kind];

@@ -5,7 +5,7 @@ import postgres from "postgres";
 import { type Database, openDatabase } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { type TableDefinition, tables } from "../../src/db/tables.ts";
-import { only } from "./present.ts";
+import { only } from "./elements.ts";
 
 export type DatabaseKind = "pglite" | "postgres";
 

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { at } from "./present.ts";
+import { at } from "./elements.ts";
 
 /**
  * What the proxy can do to a request instead of passing it through unharmed:

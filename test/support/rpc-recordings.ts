@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { at } from "./present.ts";
+import { at } from "./elements.ts";
 
 /** Real JSON-RPC recordings kept with the tests; `test/fixtures/README.md` says where they come from. */
 export const rpcFixturesDirectory = join(import.meta.dirname, "../fixtures/rpc");

@@ -1,5 +1,5 @@
 import type { Database } from "../../src/db/client.ts";
-import { at } from "./present.ts";
+import { at } from "./elements.ts";
 
 // The addresses and values the token balance lists are seeded with (see `seedTokenBalances`).
 export const holder = "0xc0de20a37e2dac848f81a93bd85fe4acdde7c0de";

@@ -8,7 +8,7 @@ import {
   zeroAddress,
 } from "viem";
 import { describe, expect, it } from "vitest";
-import { at } from "../../../test/support/present.ts";
+import { at } from "../../../test/support/elements.ts";
 import { uniswapV3PoolAbi } from "../builtin-abis.ts";
 import type { ActionLog } from "./transaction-action.ts";
 import { uniswapV3Actions } from "./uniswap-v3.ts";

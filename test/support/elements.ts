@@ -19,9 +19,3 @@ export function only<T>(items: readonly T[], what = "list"): T {
   if (items.length !== 1) throw new Error(`${what}: ${items.length} elements where one was expected`);
   return items[0] as T;
 }
-
-/** `value`, or a failure naming `what` when it is undefined (a key a record lacks, a `find` that found none). */
-export function present<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new Error(`${what}: missing`);
-  return value;
-}
