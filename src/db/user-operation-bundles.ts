@@ -1,8 +1,19 @@
 import type { Database } from "./client.ts";
 import { byteaText } from "./table-rows.ts";
 
-/** A stored transaction with its logs of some entry points, as ERC-4337 bundles are read. */
-export type StoredBundle = {
+/** A log as both the node and the `logs` table give it. */
+export type BundleLog = {
+  address: string;
+  topics: readonly (string | null)[];
+  data: string;
+  logIndex: number;
+};
+
+/**
+ * A transaction that emitted EntryPoint logs, with what is needed to read its operations, from the node
+ * (the indexer) or from the stored rows (the backfill of entry points configured later).
+ */
+export type BundleTransaction = {
   hash: string;
   blockNumber: number;
   blockHash: string;
@@ -10,9 +21,12 @@ export type StoredBundle = {
   from: string;
   to: string | null;
   input: string;
-  /** Its successful inner calls to the entry points. */
+  /**
+   * Inner calls (from the trace) that reached a configured entry point: a bundle relayed by another
+   * contract carries its `handleOps` input there. Empty without traces.
+   */
   innerCalls: { to: string; input: string }[];
-  logs: { address: string; topics: (string | null)[]; data: string; logIndex: number }[];
+  logs: BundleLog[];
 };
 
 /** The lowest and highest block with a stored log of `entryPoints`; nulls when there is none. */
@@ -34,7 +48,7 @@ export async function readStoredBundles(
   entryPoints: readonly string[],
   from: number,
   to: number,
-): Promise<StoredBundle[]> {
+): Promise<BundleTransaction[]> {
   const rows = await db.query<{
     hash: string;
     block_number: number;
@@ -65,7 +79,7 @@ export async function readStoredBundles(
      ORDER BY l.block_number, l.log_index`,
     [entryPoints.map((address) => byteaText(address.toLowerCase())), from, to],
   );
-  const bundles = new Map<string, StoredBundle>();
+  const bundles = new Map<string, BundleTransaction>();
   for (const row of rows) {
     let bundle = bundles.get(row.hash);
     if (!bundle) {

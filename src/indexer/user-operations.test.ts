@@ -8,7 +8,8 @@ import {
 } from "viem";
 import { entryPoint06Abi, entryPoint07Abi, toPackedUserOperation } from "viem/account-abstraction";
 import { describe, expect, it } from "vitest";
-import { type BundleTransaction, extractUserOperations } from "./user-operations.ts";
+import type { BundleTransaction } from "../db/user-operation-bundles.ts";
+import { extractUserOperations } from "./user-operations.ts";
 
 const v06: Address = "0x5ff137d4b0fdcd49dca30c7cf57e578a026d2789";
 const v07: Address = "0x0000000071727de22e5e9d8baf0edac6f37da032";

@@ -18,6 +18,7 @@ import {
   entryPoint08Address,
 } from "viem/account-abstraction";
 import type { RangeRows } from "../db/tables.ts";
+import type { BundleLog, BundleTransaction } from "../db/user-operation-bundles.ts";
 import type { FetchedRange } from "./fetch-range.ts";
 import { rangeBlocks } from "./range-blocks.ts";
 
@@ -37,31 +38,6 @@ const groups: Record<EntryPointGroup, { version: "0.6" | "0.7" | "0.8"; abi: Abi
   v06: { version: "0.6", abi: entryPoint06Abi },
   v07: { version: "0.7", abi: entryPoint07Abi },
   v08: { version: "0.8", abi: entryPoint08Abi },
-};
-
-/** A log as both the node and the `logs` table give it. */
-export type BundleLog = {
-  address: string;
-  topics: readonly (string | null)[];
-  data: string;
-  logIndex: number;
-};
-
-/** A transaction that emitted EntryPoint logs, with what is needed to read its operations. */
-export type BundleTransaction = {
-  hash: string;
-  blockNumber: number;
-  blockHash: string;
-  index: number;
-  from: string;
-  to: string | null;
-  input: string;
-  /**
-   * Inner calls (from the trace) that reached a configured entry point: a bundle relayed by another
-   * contract carries its `handleOps` input there. Empty without traces.
-   */
-  innerCalls: { to: string; input: string }[];
-  logs: BundleLog[];
 };
 
 /**
