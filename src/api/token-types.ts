@@ -5,15 +5,18 @@ import { documented } from "./params.ts";
 export const tokenTypes = ["ERC-20", "ERC-721", "ERC-1155", "ERC-404", "ERC-7984"] as const;
 
 /** Blockscout's pattern of the `type` token-type list: case-insensitive, optionally in brackets. */
-export const tokenTypeListPattern =
-  "^\\[?(ERC-20|ERC-721|ERC-1155|ERC-404|ERC-7984)(,(ERC-20|ERC-721|ERC-1155|ERC-404|ERC-7984))*\\]?$";
+export const tokenTypeListPattern = `^\\[?(${tokenTypes.join("|")})(,(${tokenTypes.join("|")}))*\\]?$`;
 
-/** The `type` query parameter: a list of token types, of which the list keeps those `kept` names. */
-export function tokenTypesParameter(kept: string) {
+/**
+ * The `type` query parameter of a list that keeps the token types `allowed` (any of `tokenTypes` is
+ * accepted; Blockscout drops the others).
+ */
+export function tokenTypesParameter(allowed: readonly string[]) {
+  const dropped = allowed.length < tokenTypes.length ? "; others are dropped" : "";
   return documented(
     { type: "string" },
     {
-      description: `Comma-separated token types (${kept}), any letter case, optionally in brackets; empty or absent for all.`,
+      description: `Comma-separated token types (${allowed.join(", ")}${dropped}), any letter case, optionally in brackets; empty or absent for all.`,
       example: "ERC-20,ERC-721",
     },
   );

@@ -36,7 +36,7 @@ export const addressNftCollections = defineEndpoint<{
       type: "object",
       additionalProperties: false,
       properties: {
-        type: tokenTypesParameter("ERC-721, ERC-1155, ERC-404; others are dropped"),
+        type: tokenTypesParameter(nftTypes),
         token_contract_address_hash: addressCursor("token of the last collection"),
         token_type: documented(
           { type: "string", enum: [...nftTypes, "null", ""] },

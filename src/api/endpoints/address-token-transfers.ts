@@ -33,7 +33,7 @@ export const addressTokenTransfers = defineEndpoint<{
       type: "object",
       additionalProperties: false,
       properties: {
-        type: tokenTypesParameter("ERC-20, ERC-721, ERC-1155, ERC-404, ERC-7984"),
+        type: tokenTypesParameter(tokenTypes),
         filter: documented(
           { type: "string", enum: ["to", "from"] },
           { description: "`to`: received; `from`: sent. Absent: both.", example: "to" },

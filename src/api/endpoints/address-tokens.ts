@@ -38,7 +38,7 @@ export const addressTokens = defineEndpoint<{ Params: { address_hash_param: stri
       type: "object",
       additionalProperties: false,
       properties: {
-        type: tokenTypesParameter("ERC-20, ERC-721, ERC-1155, ERC-404, ERC-7984"),
+        type: tokenTypesParameter(tokenTypes),
         value: valueCursor("value of the last row"),
         id: documented(
           { type: "string", pattern: idPattern },

@@ -29,7 +29,7 @@ export const tokenTransfers = defineEndpoint<{ Querystring: Query }>({
       type: "object",
       additionalProperties: false,
       properties: {
-        type: tokenTypesParameter("ERC-20, ERC-721, ERC-1155, ERC-404, ERC-7984"),
+        type: tokenTypesParameter(tokenTypes),
         limit: documented(limitParameter, {
           description:
             "Items wanted (Blockscout's; sign ignored): up to 50 that many and no next page; more, or absent, a page of 50.",
