@@ -17,6 +17,9 @@ type ColumnValues = {
 
 type Quantity = bigint | number | string;
 
+/** The largest value an `int8` column holds: above every block number. */
+export const int8Max = 9_223_372_036_854_775_807n;
+
 /** SQL type of a column. */
 export type ColumnType = keyof ColumnValues;
 

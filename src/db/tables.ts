@@ -1,5 +1,12 @@
 import type { Queryable } from "./client.ts";
-import { type ColumnType, copyRows, createTableRows, insertRows, type TableRows } from "./table-rows.ts";
+import {
+  type ColumnType,
+  copyRows,
+  createTableRows,
+  insertRows,
+  int8Max,
+  type TableRows,
+} from "./table-rows.ts";
 import { applyTokenBalanceChanges } from "./token-balances.ts";
 import { storeTokensAndTypes } from "./token-types.ts";
 
@@ -41,8 +48,6 @@ function defineTable(definition: TableDefinition<never> & { columns?: never }): 
 function defineTable(definition: TableDefinition) {
   return definition;
 }
-
-const maxBlock = 9_223_372_036_854_775_807n;
 
 /**
  * Every table of the schema, defined once, in the order a range is written (and the reverse of the
@@ -339,7 +344,7 @@ export const tables = {
     name: "token_balances",
     key: ["token_address", "token_id", "holder"],
     write: { run: (tx, _rows, { from, to }) => applyTokenBalanceChanges(tx, from, to, 1) },
-    reorganization: { run: (tx, above) => applyTokenBalanceChanges(tx, above + 1n, maxBlock, -1) },
+    reorganization: { run: (tx, above) => applyTokenBalanceChanges(tx, above + 1n, int8Max, -1) },
   }),
   tokenHolders: defineTable({
     name: "token_holders",

@@ -1,14 +1,12 @@
 import type { Address } from "viem";
 import type { Database } from "./client.ts";
-import { byteaText } from "./table-rows.ts";
-
-const maxBlock = 9_223_372_036_854_775_807n;
+import { byteaText, int8Max } from "./table-rows.ts";
 
 /** Which of `addresses` are stored tokens first seen at or below `keptUpTo` (any block when absent). */
 export async function readKnownTokens(
   db: Database,
   addresses: readonly string[],
-  keptUpTo = maxBlock,
+  keptUpTo = int8Max,
 ): Promise<Set<string>> {
   const rows = await db.query<{ address: string }>(
     `SELECT '0x' || encode(address, 'hex') AS address FROM tokens
