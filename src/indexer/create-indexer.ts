@@ -113,7 +113,7 @@ export function createIndexer({
   async function prepare(signal?: AbortSignal) {
     const [chainId, [genesis]] = await Promise.all([
       retryForever(() => eth_chainId(client), { what: "eth_chainId", logger, signal }),
-      retryForever(() => nodeBlocks([0n], 0n), { what: "genesis block", logger, signal }),
+      retryForever(() => nodeBlocks([0n]), { what: "genesis block", logger, signal }),
     ]);
     await ensureChainIdentity(db, { chainId, genesisHash: (genesis as RpcFullBlock).hash as string });
     state.indexedBlock = await readCheckpoint(db);
@@ -260,14 +260,14 @@ export function createIndexer({
   }
 
   /** Finds the highest stored block the node still has, searching at most `maxReorgDepth` below `tip`. */
-  async function findCommonAncestor(tip: bigint, head: bigint, signal?: AbortSignal): Promise<bigint> {
+  async function findCommonAncestor(tip: bigint, signal?: AbortSignal): Promise<bigint> {
     const floor = tip - BigInt(maxReorgDepth);
     const stored = await readBlockHashes(db, floor > 0n ? floor : 0n, tip);
     const step = 16n;
     for (let top = tip; top >= 0n && top >= floor; top -= step) {
       const numbers: bigint[] = [];
       for (let n = top; n > top - step && n >= 0n && n >= floor; n--) numbers.push(n);
-      const blocks = await retryForever(() => nodeBlocks(numbers, head), {
+      const blocks = await retryForever(() => nodeBlocks(numbers), {
         what: `blocks ${numbers.at(-1)}-${top} for a reorganization`,
         logger,
         signal,
@@ -296,7 +296,7 @@ export function createIndexer({
       logger,
       signal,
     });
-    const ancestor = await findCommonAncestor(tip, head, signal);
+    const ancestor = await findCommonAncestor(tip, signal);
     const wanted = tip > ancestor + BigInt(rangeSize) ? tip : ancestor + BigInt(rangeSize);
     const end = head < wanted ? head : wanted;
     if (end <= ancestor) {
@@ -326,12 +326,7 @@ export function createIndexer({
   async function reconcileTip(signal: AbortSignal) {
     const tip = state.indexedBlock;
     if (tip === null) return;
-    const head = await retryForever(() => eth_blockNumber(client), {
-      what: "eth_blockNumber",
-      logger,
-      signal,
-    });
-    const [block] = await retryForever(() => nodeBlocks([tip], head), {
+    const [block] = await retryForever(() => nodeBlocks([tip]), {
       what: `block ${tip}`,
       logger,
       signal,
@@ -341,12 +336,15 @@ export function createIndexer({
   }
 
   /**
-   * Block headers (no transactions) for `numbers`. A block at or below the node's `head` must exist, so
-   * a null there is a passing fault and is retried; above the head it is gone, even when the node still
-   * answers for it (anvil after `anvil_rollback` serves the dropped blocks by number for a while).
+   * Block headers (no transactions) for `numbers`, null for those above the node's head. The head is read
+   * after the blocks, in the same attempt: a block missing at or below it is a passing fault and is
+   * retried, while one above it is gone, even when the node still answers for it (anvil after
+   * `anvil_rollback` serves the dropped blocks by number for a while). A head read before, and kept over
+   * retries, would call a chain that got shorter in between a fault forever.
    */
-  async function nodeBlocks(numbers: bigint[], head: bigint) {
+  async function nodeBlocks(numbers: bigint[]) {
     const blocks = await eth_getBlockByNumber(client, { blocks: numbers, includeTransactions: false });
+    const head = await eth_blockNumber(client);
     return numbers.map((n, i) => {
       if (n > head) return null;
       const block = blocks[i];
