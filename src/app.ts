@@ -121,6 +121,7 @@ export async function serve({
     protocols: actionProtocols(config),
     interpreterUrl: config.interpreterUrl,
     nativeSymbol: config.coin,
+    pageCacheBytes: config.pageCacheMb * 1024 * 1024,
   });
   if (replica) app.addHook("onClose", () => replica.close());
   await app.listen({ host: config.host, port: config.port });

@@ -69,6 +69,8 @@ export type Config = {
    * (Blockscout's `HEALTHY_BLOCKS_PERIOD`, `--healthy-blocks-period`), in ms.
    */
   healthyBlocksPeriodMs: number;
+  /** Megabytes of serialized API pages served again while the data is unchanged (`SEXTANT_PAGE_CACHE_MB`); 0 for none. */
+  pageCacheMb: number;
   /** Blockscout's `API_RATE_LIMIT_DISABLED`: no API rate limit even where one is configured. */
   apiRateLimitDisabled: boolean;
   /** Requests per `apiRateLimitTimeIntervalMs` shared by all clients no other limit takes (`API_RATE_LIMIT`). */
@@ -247,6 +249,7 @@ const fields: Record<keyof Config, Field> = {
     parse: url(["http:", "https:"]),
   },
   healthyBlocksPeriodMs: { env: "HEALTHY_BLOCKS_PERIOD", flag: "healthy-blocks-period", parse: duration },
+  pageCacheMb: { env: "SEXTANT_PAGE_CACHE_MB", flag: "page-cache-mb", parse: integer(0, 1_000_000) },
   apiRateLimitDisabled: { env: "API_RATE_LIMIT_DISABLED", flag: "api-rate-limit-disabled", parse: boolean },
   apiRateLimit: { env: "API_RATE_LIMIT", flag: "api-rate-limit", parse: integer(1, 1_000_000_000) },
   apiRateLimitTimeIntervalMs: {
@@ -337,6 +340,7 @@ const defaults: Config = {
   aaveV3Pool: "0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2",
   coin: "ETH",
   healthyBlocksPeriodMs: 5 * 60_000,
+  pageCacheMb: 64,
   // Blockscout's intervals; its limits themselves apply only when set.
   apiRateLimitDisabled: false,
   apiRateLimitTimeIntervalMs: 1_000,

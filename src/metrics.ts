@@ -25,6 +25,8 @@ export type Metrics = {
   httpDuration: Histogram<"route" | "method" | "status">;
   /** API database queries running or waiting for a connection (PostgreSQL's pool of 10, or PGlite's one). */
   databaseQueriesInFlight: Gauge;
+  /** API pages by `result` of the page cache: `hit`, `miss`, `not_modified`. */
+  pageCacheLookups: Counter<"result">;
   /** Reports the indexer's progress at each scrape; call once the indexer exists. */
   watchIndexer(progress: () => IndexerProgress): void;
 };
@@ -117,6 +119,12 @@ export function createMetrics(): Metrics {
     databaseQueriesInFlight: new Gauge({
       name: "sextant_database_queries_in_flight",
       help: "Database queries running or waiting for a connection",
+      registers: [registry],
+    }),
+    pageCacheLookups: new Counter({
+      name: "sextant_api_page_cache_lookups_total",
+      help: "API pages answered from the page cache (hit, not_modified) or computed (miss)",
+      labelNames: ["result"],
       registers: [registry],
     }),
     watchIndexer(source) {

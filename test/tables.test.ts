@@ -72,6 +72,45 @@ describe.each(databaseKinds)("the table registry on %s", (kind) => {
     }
   });
 
+  it("moves the data version once in every transaction that writes any table, and not on reads", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      const triggered = await test.db.query<{ name: string }>(
+        `SELECT c.relname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+         WHERE t.tgname = 'bump_data_version' ORDER BY 1`,
+      );
+      expect(triggered.map((table) => table.name)).toEqual(
+        registry
+          .map((table) => table.name)
+          .filter((name) => name !== "data_version")
+          .sort(),
+      );
+      const version = async () =>
+        Number((await test.db.query<{ version: string }>("SELECT version FROM data_version"))[0]?.version);
+      const start = await version();
+      await test.db.query("SELECT * FROM checkpoints");
+      expect(await version()).toBe(start);
+      await test.db.transaction(async (tx) => {
+        await tx.query("INSERT INTO checkpoints (name, block_number) VALUES ('a', 1)");
+        await tx.query("UPDATE checkpoints SET block_number = 2 WHERE name = 'a'");
+        await tx.query("DELETE FROM checkpoints WHERE name = 'nothing'");
+      });
+      expect(await version()).toBe(start + 1);
+      // A statement that changes no row still counts: the trigger runs before it knows.
+      await test.db.query("DELETE FROM token_balances WHERE false");
+      expect(await version()).toBe(start + 2);
+      await expect(
+        test.db.transaction(async (tx) => {
+          await tx.query("DELETE FROM checkpoints WHERE name = 'a'");
+          throw new Error("rolled back");
+        }),
+      ).rejects.toThrow("rolled back");
+      expect(await version()).toBe(start + 2);
+    } finally {
+      await test.drop();
+    }
+  });
+
   it("writes every value as given (COPY on PGlite): escapes, nulls, bytes, arrays and 78-digit numbers", async () => {
     const test = await createTestDatabase(kind);
     try {

@@ -25,6 +25,11 @@ export type DefineEndpointParameters<Route extends RouteGenericInterface> = {
   schema: EndpointSchema;
   /** The OpenAPI document's component schemas that `schema.response` refers to and no shared module has. */
   components?: Record<string, JsonSchema>;
+  /**
+   * Whether the answers depend on the database alone, so that a page can be served again while the data is
+   * unchanged; true when absent.
+   */
+  cacheable?: (context: ApiContext) => boolean;
   /** Answers a validated request; what it returns is sent as JSON unless it sent the reply itself. */
   handler: (context: ApiContext, request: FastifyRequest<Route>, reply: FastifyReply) => Promise<unknown>;
 };

@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { Database } from "../db/client.ts";
 import { type ChainHead, readChainHead } from "../db/queries/chain-head.ts";
 import type { Logger } from "../logger.ts";
+import { createDataVersion, type DataVersion } from "./data-version.ts";
 
 export type RouteReadsParameters = {
   app: FastifyInstance;
@@ -20,6 +21,8 @@ export type RouteReadsReturnType = {
   db: Database;
   /** The indexed head as the request's database has it, so that no page shows a head newer than its rows. */
   chainHead: () => Promise<ChainHead>;
+  /** The version of the data the request's database shows (see `createDataVersion`). */
+  dataVersion: DataVersion;
   /** The replica's lag in milliseconds at the last check; null without a replica or when it could not be read. */
   replicaLagMs: () => number | null;
 };
@@ -40,16 +43,23 @@ export function routeReads({
   maxLagMs,
   logger,
 }: RouteReadsParameters): RouteReadsReturnType {
-  const heads = new Map<Database, () => Promise<ChainHead>>();
-  const headOf = (db: Database) => {
-    let head = heads.get(db);
-    if (!head) {
-      head = cachedChainHead(db);
-      heads.set(db, head);
+  const reads = new Map<Database, { version: DataVersion; head: () => Promise<ChainHead> }>();
+  const readsOf = (db: Database) => {
+    let found = reads.get(db);
+    if (!found) {
+      const version = createDataVersion(db);
+      found = { version, head: versionedChainHead(db, version) };
+      reads.set(db, found);
     }
-    return head();
+    return found;
   };
-  if (!replica) return { db: primary, chainHead: () => headOf(primary), replicaLagMs: () => null };
+  if (!replica)
+    return {
+      db: primary,
+      chainHead: () => readsOf(primary).head(),
+      dataVersion: () => readsOf(primary).version(),
+      replicaLagMs: () => null,
+    };
 
   const current = new AsyncLocalStorage<Database>();
   let lagMs: number | null = null;
@@ -93,7 +103,12 @@ export function routeReads({
     transaction: (work) => routed().transaction(work),
     close: async () => {},
   };
-  return { db, chainHead: () => headOf(routed()), replicaLagMs: () => lagMs };
+  return {
+    db,
+    chainHead: () => readsOf(routed()).head(),
+    dataVersion: () => readsOf(routed()).version(),
+    replicaLagMs: () => lagMs,
+  };
 }
 
 /**
@@ -117,16 +132,21 @@ async function measureLag(primary: Database, replica: Database): Promise<number>
   return state.lag_ms ?? Number.POSITIVE_INFINITY;
 }
 
-/** The indexed head changes once a block; reading it once a second is enough for every request. */
-export function cachedChainHead(db: Database): () => Promise<ChainHead> {
-  let cached: { at: number; value: Promise<ChainHead> } | null = null;
-  return () => {
-    if (!cached || Date.now() - cached.at > 1_000) {
-      cached = { at: Date.now(), value: readChainHead(db) };
-      cached.value.catch(() => {
-        cached = null;
+/**
+ * The indexed head, read again only when the data version changed: exact for every request, and one query
+ * per block written rather than one per request.
+ */
+function versionedChainHead(db: Database, version: DataVersion): () => Promise<ChainHead> {
+  let cached: { version: string; head: Promise<ChainHead> } | null = null;
+  return async () => {
+    const current = await version();
+    if (cached?.version !== current) {
+      const head = readChainHead(db);
+      cached = { version: current, head };
+      head.catch(() => {
+        if (cached?.head === head) cached = null;
       });
     }
-    return cached.value;
+    return cached.head;
   };
 }

@@ -17,6 +17,7 @@ import type { ApiContext } from "./context.ts";
 import { endpoints } from "./endpoints/index.ts";
 import { ApiError, invalidParameters } from "./errors.ts";
 import { registerOpenApi } from "./openapi.ts";
+import { registerPageCache } from "./page-cache.ts";
 import { type RateLimitParameters, registerRateLimit } from "./rate-limit.ts";
 import { routeReads } from "./read-routing.ts";
 import { docsRoutes } from "./routes/docs.ts";
@@ -52,6 +53,8 @@ export type CreateApiServerParameters = {
   replica?: Database;
   /** Blockscout's `REPLICA_MAX_LAG`: 5 minutes when absent. */
   replicaMaxLagMs?: number;
+  /** The most bytes of serialized pages served again while the data is unchanged: 64 MiB when absent, 0 for none. */
+  pageCacheBytes?: number;
 };
 
 /**
@@ -71,6 +74,7 @@ export async function createApiServer({
   rateLimits = {},
   replica,
   replicaMaxLagMs = 5 * 60_000,
+  pageCacheBytes = 64 * 1024 * 1024,
 }: CreateApiServerParameters): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (logger || undefined) as FastifyBaseLogger | undefined,
@@ -153,6 +157,15 @@ export async function createApiServer({
     nodeHead,
     healthyBlocksPeriodMs,
   };
+  registerPageCache({
+    app,
+    dataVersion: reads.dataVersion,
+    routes: new Set(
+      endpoints.filter((endpoint) => endpoint.cacheable?.(context) ?? true).map((endpoint) => endpoint.path),
+    ),
+    maxBytes: pageCacheBytes,
+    lookups: metrics?.pageCacheLookups,
+  });
   if (metrics) metricsRoute(app, metrics);
   healthRoutes(app, context);
   for (const endpoint of endpoints) endpoint.register(app, context);

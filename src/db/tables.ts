@@ -378,6 +378,13 @@ export const tables = {
   }),
   // Progress of each indexing stream, moved by the writer in the same transaction as the data.
   checkpoints: defineTable({ name: "checkpoints", key: ["name"], reorganization: null }),
+  // Moved by a trigger on every other table; two databases with the same rows may have other versions.
+  dataVersion: defineTable({
+    name: "data_version",
+    key: ["singleton"],
+    reorganization: null,
+    volatile: ["version", "transaction_id"],
+  }),
   chainIdentity: defineTable({ name: "chain_identity", key: ["singleton"], reorganization: null }),
   contractAbis: defineTable({
     name: "contract_abis",

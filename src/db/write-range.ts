@@ -37,8 +37,10 @@ export async function writeRange(
   { from, to, parentHash, rows, replaceAbove }: WriteRangeParameters,
 ): Promise<void> {
   await db.transaction(async (tx) => {
+    // An update rather than SELECT … FOR UPDATE: its trigger takes the data version's lock before this
+    // row's, the order every writer keeps.
     const [checkpoint] = await tx.query<{ block_number: number }>(
-      "SELECT block_number FROM checkpoints WHERE name = $1 FOR UPDATE",
+      "UPDATE checkpoints SET block_number = block_number WHERE name = $1 RETURNING block_number",
       [blocksCheckpoint],
     );
     if (replaceAbove !== undefined) await deleteAbove(tx, replaceAbove);

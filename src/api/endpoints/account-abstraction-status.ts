@@ -54,5 +54,7 @@ export const accountAbstractionStatus = defineEndpoint({
     },
   },
   components: { EntryPointIndexerStatus, AccountAbstractionStatus },
+  // `live` is a heartbeat that ages with the clock, not only with writes.
+  cacheable: () => false,
   handler: async ({ db }) => readAccountAbstractionStatus(db),
 });

@@ -125,6 +125,8 @@ export const transactionSummary = defineEndpoint<{ Params: { transaction_hash_pa
     },
   },
   components: { SummaryVariable: summaryVariableSchema, TransactionSummary: transactionSummarySchema },
+  // An interpretation service's answers are not the database's.
+  cacheable: (context) => context.askInterpreter === undefined,
   handler: async (context, request, reply) => {
     const { db } = context;
     const hash = lowerHex(request.params.transaction_hash_param);

@@ -1,0 +1,109 @@
+import { createHash } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Counter } from "prom-client";
+import type { DataVersion } from "./data-version.ts";
+
+export type RegisterPageCacheParameters = {
+  app: FastifyInstance;
+  /** The version of the data the request reads; a page is served from the cache only at its own version. */
+  dataVersion: DataVersion;
+  /** The route patterns (as registered) whose answers depend on the database alone. */
+  routes: ReadonlySet<string>;
+  /** The most bytes of serialized pages kept; 0 keeps none (answers still get an `ETag`). */
+  maxBytes: number;
+  /** Counts answers by `result`: `hit`, `miss` or `not_modified`. */
+  lookups?: Counter<"result">;
+};
+
+type Page = { body: Buffer; etag: string; contentType: string };
+
+/**
+ * Serves the pages of `routes` from memory while the data they were computed from is unchanged, and gives
+ * each an `ETag` (a hash of its body) that a client's `If-None-Match` turns into a 304.
+ *
+ * A page is kept with the data version read before it was computed (the database's snapshot) and served
+ * only to requests that read the same version afterwards, so a cached answer is always the answer the
+ * request would have computed: any write (a new block, a reorganization, fetched metadata) changes the
+ * version and empties the cache. Only 200 answers to GET are kept, least recently used first out.
+ */
+export function registerPageCache({
+  app,
+  dataVersion,
+  routes,
+  maxBytes,
+  lookups,
+}: RegisterPageCacheParameters): void {
+  const pages = new Map<string, Page>();
+  let pagesVersion = "";
+  let pagesBytes = 0;
+  const computing = new WeakMap<FastifyRequest, string>();
+
+  const keep = (url: string, page: Page) => {
+    if (page.body.length > maxBytes) return;
+    const replaced = pages.get(url);
+    if (replaced) pagesBytes -= replaced.body.length;
+    pages.delete(url);
+    pages.set(url, page);
+    pagesBytes += page.body.length;
+    for (const [oldest, evicted] of pages) {
+      if (pagesBytes <= maxBytes) break;
+      pages.delete(oldest);
+      pagesBytes -= evicted.body.length;
+    }
+  };
+
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.method !== "GET" || !routes.has(request.routeOptions.url ?? "")) return;
+    if (maxBytes === 0) {
+      computing.set(request, "");
+      return;
+    }
+    const version = await dataVersion();
+    if (version !== pagesVersion) {
+      pages.clear();
+      pagesBytes = 0;
+      pagesVersion = version;
+    }
+    const page = pages.get(request.url);
+    if (!page) {
+      computing.set(request, version);
+      lookups?.inc({ result: "miss" });
+      return;
+    }
+    // Most recently used last: the oldest is the first to go.
+    pages.delete(request.url);
+    pages.set(request.url, page);
+    reply.header("etag", page.etag);
+    if (matches(request.headers["if-none-match"], page.etag)) {
+      lookups?.inc({ result: "not_modified" });
+      return reply.code(304).send();
+    }
+    lookups?.inc({ result: "hit" });
+    return reply.header("content-type", page.contentType).send(page.body);
+  });
+
+  app.addHook("onSend", async (request, reply, payload) => {
+    const version = computing.get(request);
+    if (version === undefined || reply.statusCode !== 200 || typeof payload !== "string") return payload;
+    const body = Buffer.from(payload);
+    const etag = `"${createHash("sha1").update(body).digest("base64url")}"`;
+    reply.header("etag", etag);
+    // A page computed at a version the cache has left behind is still this request's answer, not a later one's.
+    if (version === pagesVersion && maxBytes > 0)
+      keep(request.url, { body, etag, contentType: String(reply.getHeader("content-type")) });
+    if (matches(request.headers["if-none-match"], etag)) {
+      reply.code(304);
+      return "";
+    }
+    return body;
+  });
+}
+
+/** Whether an `If-None-Match` header names `etag` (or is `*`); weak tags compare by their value. */
+function matches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(",").some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === "*" || trimmed === etag || trimmed === `W/${etag}`;
+  });
+}
