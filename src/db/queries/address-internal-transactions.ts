@@ -29,7 +29,7 @@ export type ListAddressInternalTransactionsParameters = {
 
 /**
  * One page of the internal transactions an address takes part in, newest first, from the
- * address→internal-transaction index. Top-level calls are not in that index: they repeat the transaction.
+ * address→internal-transaction index, then the page's rows. Top-level calls are not in that index: they repeat the transaction.
  */
 export async function listAddressInternalTransactions(
   db: Queryable,
@@ -43,18 +43,25 @@ export async function listAddressInternalTransactions(
     3,
   );
   const direction = filter ? `AND a.direction & ${receivedOrCreatedBits(filter)} <> 0` : "";
+  const ordering = columns.map((column) => `${column} DESC`).join(", ");
+  // The page's keys first, then its rows (see listAddressTransactions).
   return db.query<InternalTransactionRow>(
-    `SELECT i.block_number, i.transaction_index, i.index, i.block_index,
+    `WITH a AS MATERIALIZED (
+       SELECT a.block_number, a.transaction_index, a.index
+       FROM address_internal_transactions a
+       WHERE a.address = $1 AND ${keyset.sql} ${direction}
+       ORDER BY ${ordering}
+       LIMIT $2
+     )
+     SELECT i.block_number, i.transaction_index, i.index, i.block_index,
        ${hexColumn("i.transaction_hash", "transaction_hash")}, i.type, ${hexColumn("i.from_address", "from_address")},
        ${hexColumn("i.to_address", "to_address")}, ${hexColumn("i.created_contract", "created_contract")},
        i.value, i.gas, i.error, b.timestamp
-     FROM address_internal_transactions a
+     FROM a
      JOIN internal_transactions i
        ON i.block_number = a.block_number AND i.transaction_index = a.transaction_index AND i.index = a.index
      JOIN blocks b ON b.number = a.block_number
-     WHERE a.address = $1 AND ${keyset.sql} ${direction}
-     ORDER BY ${columns.map((column) => `${column} DESC`).join(", ")}
-     LIMIT $2`,
+     ORDER BY ${ordering}`,
     [byteaParam(address), limit, ...keyset.params],
   );
 }

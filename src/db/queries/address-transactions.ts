@@ -71,7 +71,7 @@ export const transactionColumns = `
 
 /**
  * One page of the transactions an address takes part in, in the requested order, from the
- * address→transaction index alone (one index range scan, whatever the sort).
+ * address→transaction index alone (one index range scan, whatever the sort), then the page's rows.
  */
 export async function listAddressTransactions(
   db: Queryable,
@@ -85,14 +85,22 @@ export async function listAddressTransactions(
   }[sort];
   const keyset = keysetCondition(columns, values, order, 3);
   const direction = filter ? `AND a.direction & ${receivedOrCreatedBits(filter)} <> 0` : "";
+  const ordering = columns.map((column) => `${column} ${order}`).join(", ");
+  // The page's keys first, then its rows: joined in one statement, the planner may merge-join blocks or
+  // transactions and walk them from the newest down to the cursor, a cost that grows with the depth.
   return db.query<TransactionRow>(
-    `SELECT ${transactionColumns}
-     FROM address_transactions a
+    `WITH a AS MATERIALIZED (
+       SELECT a.block_number, a.transaction_index, a.value, a.fee
+       FROM address_transactions a
+       WHERE a.address = $1 AND ${keyset.sql} ${direction}
+       ORDER BY ${ordering}
+       LIMIT $2
+     )
+     SELECT ${transactionColumns}
+     FROM a
      JOIN transactions t ON t.block_number = a.block_number AND t.index = a.transaction_index
      JOIN blocks b ON b.number = a.block_number
-     WHERE a.address = $1 AND ${keyset.sql} ${direction}
-     ORDER BY ${columns.map((column) => `${column} ${order}`).join(", ")}
-     LIMIT $2`,
+     ORDER BY ${ordering}`,
     [byteaParam(address), limit, ...keyset.params],
   );
 }

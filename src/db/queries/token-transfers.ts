@@ -78,6 +78,10 @@ export async function listTokenTransfers(
     types.length === 0
       ? table
       : `(${[...new Set(types)].map((type) => `SELECT * FROM ${table} WHERE token_contract_type = ${bind(type)}`).join(" UNION ALL ")})`;
+  // A page of the list (no `transactions`) takes its transfers' keys first, by the index of its source,
+  // then joins their rows: a cursor bounds the index scan itself, not a join walking down to it.
+  const keysFirst = transactions === undefined && !oldestFirst;
+  const key = address === undefined ? "t" : "a";
   let source: string;
   if (address === undefined) source = `${typed("token_transfers")} t`;
   else {
@@ -95,43 +99,60 @@ export async function listTokenTransfers(
       `(t.block_number, t.transaction_index) IN (SELECT * FROM unnest(${blocks}::int8[], ${indexes}::int4[]))`,
     );
   }
+  // Conditions on a batch's ids, after it is spread into rows.
+  const rowWhere: string[] = [];
   if (cursor.block_number != null) {
     const block = bind(cursor.block_number);
+    const at = keysFirst ? key : "t";
     if (cursor.index == null) {
-      where.push(`t.block_number < ${block}`);
+      where.push(`${at}.block_number < ${block}`);
+    } else if (cursor.index_in_batch == null) {
+      where.push(`(${at}.block_number, ${at}.log_index) < (${block}, ${bind(cursor.index)})`);
     } else {
+      // The cursor's own batch stays in, from its next id on.
       const index = bind(cursor.index);
-      const inBatch =
-        cursor.index_in_batch != null
-          ? `OR (t.block_number = ${block} AND t.log_index = ${index} AND x.position > ${bind(cursor.index_in_batch)})`
-          : "";
-      where.push(`((t.block_number, t.log_index) < (${block}, ${index}) ${inBatch})`);
+      where.push(`(${at}.block_number, ${at}.log_index) <= (${block}, ${index})`);
+      rowWhere.push(
+        `((t.block_number, t.log_index) <> (${block}, ${index}) OR x.position > ${bind(cursor.index_in_batch)})`,
+      );
     }
   }
   const nth =
     perTransaction === undefined
       ? ""
       : `, row_number() OVER (PARTITION BY t.block_number, t.transaction_index ORDER BY t.log_index, x.position) AS nth`;
+  const whereSql = (conditions: string[]) =>
+    conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : "";
+  // A transfer without ids or amounts gives no row; the cursor's own batch may give none past its position: one more
+  // transfer than the page's rows always fills the page.
+  const transfers = keysFirst
+    ? `(SELECT t.* FROM ${source} ${whereSql([...where, "greatest(cardinality(t.token_ids), cardinality(t.amounts)) > 0"])}
+        ORDER BY ${key}.block_number DESC, ${key}.log_index DESC LIMIT $1 + 1) t`
+    : source;
   // is_unique looks at two balances at most: that decides it, and keeps the planner's estimate (and so
-  // the page's plan) that of two index entries, however many holders the token has.
+  // the page's plan) that of two index entries, however many holders the token has. The instance is one
+  // primary-key lookup per row: as a join, the planner reads all the token's instances for a few rows.
   const query = `SELECT t.block_number, t.transaction_index, t.log_index, x.position::int AS position, cardinality(t.token_ids) AS batch_size,
        ${hexColumn("b.hash", "block_hash")}, ${hexColumn("t.transaction_hash", "transaction_hash")}, b.timestamp,
        CASE WHEN length(tx.input) >= 4 THEN '0x' || encode(substring(tx.input FROM 1 FOR 4), 'hex') END AS input_selector,
        ${hexColumn("t.token_address", "token_address")}, ${hexColumn("t.from_address", "from_address")},
        ${hexColumn("t.to_address", "to_address")}, k.type AS token_type, x.token_id::text AS token_id, x.amount::text AS amount,
-       i.token_id IS NOT NULL AS has_instance, i.metadata, i.metadata_error,
+       i.present IS NOT NULL AS has_instance, i.metadata, i.metadata_error,
        CASE WHEN x.token_id IS NULL THEN NULL ELSE (
          SELECT count(*) = 1 AND sum(u.value) = 1 FROM (
            SELECT h.value FROM token_balances h
            WHERE h.token_address = t.token_address AND h.token_id = x.token_id AND h.value > 0
            LIMIT 2) u) END AS is_unique ${nth}
-     FROM ${source}
+     FROM ${transfers}
      CROSS JOIN LATERAL unnest(t.token_ids, t.amounts) WITH ORDINALITY AS x(token_id, amount, position)
      JOIN tokens k ON k.address = t.token_address
      JOIN blocks b ON b.number = t.block_number
      JOIN transactions tx ON tx.block_number = t.block_number AND tx.index = t.transaction_index
-     LEFT JOIN token_instances i ON i.token_address = t.token_address AND i.token_id = x.token_id
-     ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}`;
+     LEFT JOIN LATERAL (
+       SELECT true AS present, i.metadata, i.metadata_error FROM token_instances i
+       WHERE i.token_address = t.token_address AND i.token_id = x.token_id
+     ) i ON true
+     ${whereSql(keysFirst ? rowWhere : [...where, ...rowWhere])}`;
   const limited =
     perTransaction === undefined ? query : `SELECT * FROM (${query}) q WHERE nth <= ${bind(perTransaction)}`;
   const direction = oldestFirst ? "" : " DESC";
