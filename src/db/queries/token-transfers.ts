@@ -67,7 +67,6 @@ export async function listTokenTransfers(
   }: ListTokenTransfersParameters,
 ): Promise<TokenTransferRow[]> {
   const params: unknown[] = [limit];
-  const where: string[] = [];
   const bind = (value: unknown) => {
     params.push(value);
     return `$${params.length}`;
@@ -82,56 +81,72 @@ export async function listTokenTransfers(
   // then joins their rows: a cursor bounds the index scan itself, not a join walking down to it.
   const keysFirst = transactions === undefined && !oldestFirst;
   const key = address === undefined ? "t" : "a";
-  let source: string;
-  if (address === undefined) source = `${typed("token_transfers")} t`;
-  else {
-    source = `${typed("address_token_transfers")} a JOIN token_transfers t ON t.block_number = a.block_number AND t.log_index = a.log_index`;
-    where.push(`a.address = ${bind(byteaParam(address))}`);
-    if (filter) where.push(`a.direction & ${Direction[filter]} <> 0`);
+  // Conditions on the address's rows, on the transfers, and on a batch's ids once spread into rows.
+  const addressWhere: string[] = [];
+  const transferWhere: string[] = [];
+  const rowWhere: string[] = [];
+  if (address !== undefined) {
+    addressWhere.push(`a.address = ${bind(byteaParam(address))}`);
+    if (filter) addressWhere.push(`a.direction & ${Direction[filter]} <> 0`);
   }
-  if (token !== undefined) where.push(`t.token_address = ${bind(byteaParam(token))}`);
+  if (token !== undefined) transferWhere.push(`t.token_address = ${bind(byteaParam(token))}`);
   if (transactions !== undefined) {
     const blocks = bind(transactions.map((key) => key.block_number));
     const indexes = bind(transactions.map((key) => key.index));
     // The block condition alone lets the planner reach the transfers through the primary key.
-    where.push(
+    transferWhere.push(
       `t.block_number = ANY(${blocks}::int8[])`,
       `(t.block_number, t.transaction_index) IN (SELECT * FROM unnest(${blocks}::int8[], ${indexes}::int4[]))`,
     );
   }
-  // Conditions on a batch's ids, after it is spread into rows.
-  const rowWhere: string[] = [];
   if (cursor.block_number != null) {
     const block = bind(cursor.block_number);
     const at = keysFirst ? key : "t";
+    const cursorWhere = at === "a" ? addressWhere : transferWhere;
     if (cursor.index == null) {
-      where.push(`${at}.block_number < ${block}`);
+      cursorWhere.push(`${at}.block_number < ${block}`);
     } else if (cursor.index_in_batch == null) {
-      where.push(`(${at}.block_number, ${at}.log_index) < (${block}, ${bind(cursor.index)})`);
+      cursorWhere.push(`(${at}.block_number, ${at}.log_index) < (${block}, ${bind(cursor.index)})`);
     } else {
       // The cursor's own batch stays in, from its next id on.
       const index = bind(cursor.index);
-      where.push(`(${at}.block_number, ${at}.log_index) <= (${block}, ${index})`);
+      cursorWhere.push(`(${at}.block_number, ${at}.log_index) <= (${block}, ${index})`);
       rowWhere.push(
         `((t.block_number, t.log_index) <> (${block}, ${index}) OR x.position > ${bind(cursor.index_in_batch)})`,
       );
     }
   }
+  const whereSql = (conditions: string[]) =>
+    conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : "";
+  const joinTransfers =
+    "JOIN token_transfers t ON t.block_number = a.block_number AND t.log_index = a.log_index";
+  const addressRows = () => `${typed("address_token_transfers")} a`;
+  // Every stored transfer gives at least one row (a batch without ids is malformed and not stored); the
+  // cursor's own batch may give none past its position: one more transfer than the page's rows fills it.
+  const pageOfTransfers = (from: string, conditions: string[]) =>
+    `(SELECT t.* FROM ${from} ${whereSql(conditions)}
+      ORDER BY ${key}.block_number DESC, ${key}.log_index DESC LIMIT $1 + 1) t`;
+  let transfers: string;
+  if (address === undefined)
+    transfers = keysFirst
+      ? pageOfTransfers(`${typed("token_transfers")} t`, transferWhere)
+      : `${typed("token_transfers")} t`;
+  else if (!keysFirst) transfers = `${addressRows()} ${joinTransfers}`;
+  else if (transferWhere.length === 0)
+    // The keys from the address's index alone: joined there, the planner may walk every transfer of the
+    // chain newest first and look each up in the address's index when it expects many matches.
+    transfers = `(SELECT a.block_number, a.log_index FROM ${addressRows()} ${whereSql(addressWhere)}
+      ORDER BY a.block_number DESC, a.log_index DESC LIMIT $1 + 1) a ${joinTransfers}`;
+  else transfers = pageOfTransfers(`${addressRows()} ${joinTransfers}`, [...addressWhere, ...transferWhere]);
+  const outerWhere = keysFirst ? rowWhere : [...addressWhere, ...transferWhere, ...rowWhere];
   const nth =
     perTransaction === undefined
       ? ""
       : `, row_number() OVER (PARTITION BY t.block_number, t.transaction_index ORDER BY t.log_index, x.position) AS nth`;
-  const whereSql = (conditions: string[]) =>
-    conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : "";
-  // A transfer without ids or amounts gives no row; the cursor's own batch may give none past its position: one more
-  // transfer than the page's rows always fills the page.
-  const transfers = keysFirst
-    ? `(SELECT t.* FROM ${source} ${whereSql([...where, "greatest(cardinality(t.token_ids), cardinality(t.amounts)) > 0"])}
-        ORDER BY ${key}.block_number DESC, ${key}.log_index DESC LIMIT $1 + 1) t`
-    : source;
   // is_unique looks at two balances at most: that decides it, and keeps the planner's estimate (and so
   // the page's plan) that of two index entries, however many holders the token has. The instance is one
-  // primary-key lookup per row: as a join, the planner reads all the token's instances for a few rows.
+  // primary-key lookup per row (LIMIT keeps the subquery from being flattened into a join, where the
+  // planner read all the token's instances for a few rows).
   const query = `SELECT t.block_number, t.transaction_index, t.log_index, x.position::int AS position, cardinality(t.token_ids) AS batch_size,
        ${hexColumn("b.hash", "block_hash")}, ${hexColumn("t.transaction_hash", "transaction_hash")}, b.timestamp,
        CASE WHEN length(tx.input) >= 4 THEN '0x' || encode(substring(tx.input FROM 1 FOR 4), 'hex') END AS input_selector,
@@ -151,8 +166,9 @@ export async function listTokenTransfers(
      LEFT JOIN LATERAL (
        SELECT true AS present, i.metadata, i.metadata_error FROM token_instances i
        WHERE i.token_address = t.token_address AND i.token_id = x.token_id
+       LIMIT 1
      ) i ON true
-     ${whereSql(keysFirst ? rowWhere : [...where, ...rowWhere])}`;
+     ${whereSql(outerWhere)}`;
   const limited =
     perTransaction === undefined ? query : `SELECT * FROM (${query}) q WHERE nth <= ${bind(perTransaction)}`;
   const direction = oldestFirst ? "" : " DESC";

@@ -19,7 +19,11 @@ export type ListTransactionLogsParameters = {
   topic0s?: string[];
 };
 
-/** The logs of some transactions, in block and log order, with their topics as one array. */
+/**
+ * The logs of some transactions, in block and log order, with their topics as one array. The block
+ * condition alone reaches the logs through the primary key; without it, a rare topic0 made the planner
+ * scan every log of the chain.
+ */
 export async function listTransactionLogs(
   db: Queryable,
   { transactions, topic0s }: ListTransactionLogsParameters,
@@ -41,7 +45,8 @@ export async function listTransactionLogs(
        ${hexColumn("l.topic0", "topic0")}, ${hexColumn("l.topic1", "topic1")}, ${hexColumn("l.topic2", "topic2")},
        ${hexColumn("l.topic3", "topic3")}, ${hexColumn("l.data", "data")}
      FROM logs l
-     WHERE (l.block_number, l.transaction_index) IN (SELECT * FROM unnest($1::int8[], $2::int4[])) ${topicCondition}
+     WHERE l.block_number = ANY($1::int8[])
+       AND (l.block_number, l.transaction_index) IN (SELECT * FROM unnest($1::int8[], $2::int4[])) ${topicCondition}
      ORDER BY l.block_number, l.log_index`,
     params,
   );
