@@ -98,8 +98,7 @@ export type ListAddressTokensParameters = {
 /**
  * One page of the current balances (above zero) of an address, largest first: a fungible balance per
  * token, an ERC-721 holding per token (value = ids held) and one row per id for ERC-1155 and ERC-404 ids.
- * Ties are broken by token address then id, descending. An ERC-721 holding is its token_holders row, so
- * the page costs the same for 10 ids held or 100,000.
+ * Ties are broken by token address then id, descending. An ERC-721 holding is its token_holders row.
  */
 export async function listAddressTokens(
   db: Queryable,
@@ -107,38 +106,45 @@ export async function listAddressTokens(
 ): Promise<AddressTokenRow[]> {
   const params: unknown[] = [byteaParam(address), limit];
   const typeFilter = types.length > 0 ? `AND t.type = ANY($${params.push(types)}::text[])` : "";
-  let keyset = "TRUE";
+  let after = (_value: string, _token: string, _id: string) => "TRUE";
   if (cursor.value !== null) {
     const sent = `$${params.push(cursor.value)}::numeric`;
     if (cursor.token_address !== null && cursor.token_id !== null) {
       const token = `$${params.push(byteaParam(cursor.token_address))}::bytea`;
       const id = `$${params.push(cursor.token_id)}::numeric`;
-      const value = resumeValueSql(sent, { token, tokenId: id, holder: "$1" });
-      keyset = `(h.value, h.token_address, h.token_id) < (${value}, ${token}, ${id})`;
+      const resume = resumeValueSql(sent, { token, tokenId: id, holder: "$1" });
+      after = (value, tokenAddress, tokenId) =>
+        `(${value}, ${tokenAddress}, ${tokenId}) < (${resume}, ${token}, ${id})`;
     } else {
-      keyset = `h.value < ${sent}`;
+      after = (value) => `${value} < ${sent}`;
     }
   }
+  // Three kinds of rows, each read in page order by an index of its own and cut at a page, then merged:
+  // the page costs the same for a holding of 10 ids or of 100,000.
   return db.query<AddressTokenRow>(
     `WITH held AS (
-       SELECT b.token_address, b.token_id, b.value, t.type, b.holder
-       FROM token_balances b JOIN tokens t ON t.address = b.token_address
-       WHERE b.holder = $1 AND b.token_id < 0 AND b.value > 0 ${typeFilter}
+       (SELECT b.token_address, b.token_id, b.value, t.type, b.holder
+        FROM token_balances b JOIN tokens t ON t.address = b.token_address
+        WHERE b.holder = $1 AND b.token_id < 0 AND b.value > 0 ${typeFilter}
+          AND ${after("b.value", "b.token_address", "b.token_id")}
+        ORDER BY b.value DESC, b.token_address DESC LIMIT $2)
        UNION ALL
-       SELECT h.token_address, -1, h.ids_value, t.type, h.holder
-       FROM token_holders h JOIN tokens t ON t.address = h.token_address
-       WHERE h.holder = $1 AND t.type = 'ERC-721' ${typeFilter}
+       (SELECT h.token_address, -1, h.ids_value, t.type, h.holder
+        FROM token_holders h JOIN tokens t ON t.address = h.token_address
+        WHERE h.holder = $1 AND t.type = 'ERC-721' ${typeFilter}
+          AND ${after("h.ids_value", "h.token_address", "-1")}
+        ORDER BY h.ids_value DESC, h.token_address DESC LIMIT $2)
        UNION ALL
-       SELECT b.token_address, b.token_id, b.value, t.type, b.holder
-       FROM token_holders h JOIN tokens t ON t.address = h.token_address
-       JOIN token_balances b ON b.holder = h.holder AND b.token_address = h.token_address
-       WHERE h.holder = $1 AND t.type <> 'ERC-721' AND b.token_id >= 0 AND b.value > 0 ${typeFilter}
+       (SELECT b.token_address, b.token_id, b.value, t.type, b.holder
+        FROM token_balances b JOIN tokens t ON t.address = b.token_address
+        WHERE b.holder = $1 AND t.type <> 'ERC-721' AND b.token_id >= 0 AND b.value > 0 ${typeFilter}
+          AND ${after("b.value", "b.token_address", "b.token_id")}
+        ORDER BY b.value DESC, b.token_address DESC, b.token_id DESC LIMIT $2)
      )
      SELECT ${hexColumn("h.token_address", "token_address")}, h.token_id::text AS token_id, h.value::text AS value,
        h.type, ${instanceColumns("h")}
      FROM held h
      LEFT JOIN token_instances ti ON ti.token_address = h.token_address AND ti.token_id = h.token_id
-     WHERE ${keyset}
      ORDER BY h.value DESC, h.token_address DESC, h.token_id DESC
      LIMIT $2`,
     params,
