@@ -119,7 +119,6 @@ export const tables = {
       effective_gas_price: "numeric",
       blob_gas_used: "numeric",
       blob_gas_price: "numeric",
-      logs_bloom: "bytea",
       root: "bytea",
       error: "text",
       has_error_in_internal_transactions: "bool",

@@ -59,7 +59,6 @@ const receiptFields: Mapping[] = [
   ["gasUsed", "gas_used", "quantity"],
   ["cumulativeGasUsed", "cumulative_gas_used", "quantity"],
   ["effectiveGasPrice", "effective_gas_price", "quantity"],
-  ["logsBloom", "logs_bloom", "data"],
   ["contractAddress", "created_contract", "address"],
   ["blobGasUsed", "blob_gas_used", "quantity"],
   ["blobGasPrice", "blob_gas_price", "quantity"],

@@ -57,7 +57,6 @@ export function transformTransaction(
     effective_gas_price: receipt.effectiveGasPrice,
     blob_gas_used: receipt.blobGasUsed,
     blob_gas_price: (receipt as { blobGasPrice?: string }).blobGasPrice,
-    logs_bloom: receipt.logsBloom,
     root: receipt.root,
     error: frames?.[0]?.error ?? null,
     // Unknown (null) without a trace.
