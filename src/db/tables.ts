@@ -150,8 +150,6 @@ export const tables = {
     columns: {
       block_number: "int8",
       log_index: "int4",
-      block_hash: "bytea",
-      transaction_hash: "bytea",
       transaction_index: "int4",
       address: "bytea",
       topic0: "bytea",

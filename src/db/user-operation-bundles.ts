@@ -74,7 +74,7 @@ export async function readStoredBundles(
        array['0x' || encode(l.topic0, 'hex'), '0x' || encode(l.topic1, 'hex'),
              '0x' || encode(l.topic2, 'hex'), '0x' || encode(l.topic3, 'hex')] AS topics,
        '0x' || encode(l.data, 'hex') AS data
-     FROM logs l JOIN transactions t ON t.hash = l.transaction_hash
+     FROM logs l JOIN transactions t ON t.block_number = l.block_number AND t.index = l.transaction_index
      WHERE l.address = ANY($1::text[]::bytea[]) AND l.block_number BETWEEN $2 AND $3
      ORDER BY l.block_number, l.log_index`,
     [entryPoints.map((address) => byteaText(address.toLowerCase())), from, to],

@@ -130,8 +130,14 @@ export async function expectTransactionsMatch(
   return rows;
 }
 
-/** Every stored log equals the node's, in (block, index) order. */
+/**
+ * Every stored log equals the node's, in (block, index) order, with the block and transaction hashes it
+ * is served with: those of the block and transaction its position names.
+ */
 export async function expectLogsMatch(db: Database, receipts: RpcReceipt[][]) {
+  const logsWithHashes = `(SELECT l.*, b.hash AS block_hash, t.hash AS transaction_hash FROM logs l
+    JOIN blocks b ON b.number = l.block_number
+    JOIN transactions t ON t.block_number = l.block_number AND t.index = l.transaction_index) l`;
   const rows = await db.query(
     `SELECT block_number, log_index, transaction_index, ${textColumns([
       ["blockHash", "block_hash", "data"],
@@ -142,7 +148,7 @@ export async function expectLogsMatch(db: Database, receipts: RpcReceipt[][]) {
       ["", "topic1", "data"],
       ["", "topic2", "data"],
       ["", "topic3", "data"],
-    ])} FROM logs ORDER BY block_number, log_index`,
+    ])} FROM ${logsWithHashes} ORDER BY block_number, log_index`,
   );
   const logs = receipts.flat().flatMap((receipt) => receipt.logs);
   expect(rows).toHaveLength(logs.length);
