@@ -93,7 +93,6 @@ export const tables = {
     columns: {
       hash: "bytea",
       block_number: "int8",
-      block_hash: "bytea",
       index: "int4",
       from_address: "bytea",
       to_address: "bytea",

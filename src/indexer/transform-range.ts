@@ -60,7 +60,6 @@ export function transformRange(
     for (const { transaction, index: t, receipt, frames } of transactions) {
       transformTransaction(rows, participation, {
         blockNumber,
-        blockHash: block.hash,
         index: t,
         transaction,
         receipt,

@@ -104,14 +104,18 @@ export async function expectBlocksMatch(db: Database, blocks: RpcFullBlock[]) {
   });
 }
 
-/** Every stored transaction equals the node's transaction and receipt field by field; returns the rows. */
+/**
+ * Every stored transaction equals the node's transaction and receipt field by field, with the block hash
+ * it is served with (its block's); returns the rows.
+ */
 export async function expectTransactionsMatch(
   db: Database,
   blocks: RpcFullBlock[],
   receipts: RpcReceipt[][],
 ) {
   const rows = await db.query(
-    `SELECT ${textColumns([...transactionFields, ...receiptFields])} FROM transactions t ORDER BY t.block_number, t.index`,
+    `SELECT ${textColumns([...transactionFields, ...receiptFields])} FROM (SELECT t.*, b.hash AS block_hash FROM transactions t
+      JOIN blocks b ON b.number = t.block_number) t ORDER BY t.block_number, t.index`,
   );
   const transactions = blocks.flatMap((block) => block.transactions);
   const flatReceipts = receipts.flat();
