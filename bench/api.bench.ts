@@ -303,7 +303,8 @@ const [instance] = await db.query<{ token_id: string }>(
   [byteaParam(erc1155)],
 );
 const summaryOf = await oneRow<{ deposit: string; transfer: string }>(
-  `SELECT (SELECT ${hex("transaction_hash")} FROM logs WHERE address = $1 AND topic0 = $2 ORDER BY block_number DESC LIMIT 1) AS deposit,
+  `SELECT (SELECT ${hex("t.hash")} FROM logs l JOIN transactions t ON t.block_number = l.block_number AND t.index = l.transaction_index
+           WHERE l.address = $1 AND l.topic0 = $2 ORDER BY l.block_number DESC LIMIT 1) AS deposit,
           (SELECT ${hex("transaction_hash")} FROM token_transfers WHERE token_address = $3 ORDER BY block_number DESC LIMIT 1) AS transfer`,
   [h, byteaParam(topics.deposit), byteaParam(erc20)],
 );

@@ -93,7 +93,6 @@ export const tables = {
     columns: {
       hash: "bytea",
       block_number: "int8",
-      block_hash: "bytea",
       index: "int4",
       from_address: "bytea",
       to_address: "bytea",
@@ -119,7 +118,6 @@ export const tables = {
       effective_gas_price: "numeric",
       blob_gas_used: "numeric",
       blob_gas_price: "numeric",
-      logs_bloom: "bytea",
       root: "bytea",
       error: "text",
       has_error_in_internal_transactions: "bool",
@@ -151,8 +149,6 @@ export const tables = {
     columns: {
       block_number: "int8",
       log_index: "int4",
-      block_hash: "bytea",
-      transaction_hash: "bytea",
       transaction_index: "int4",
       address: "bytea",
       topic0: "bytea",

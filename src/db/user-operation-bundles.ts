@@ -63,7 +63,7 @@ export async function readStoredBundles(
     topics: (string | null)[];
     data: string;
   }>(
-    `SELECT '0x' || encode(t.hash, 'hex') AS hash, t.block_number, '0x' || encode(t.block_hash, 'hex') AS block_hash,
+    `SELECT '0x' || encode(t.hash, 'hex') AS hash, t.block_number, '0x' || encode(b.hash, 'hex') AS block_hash,
        t.index, '0x' || encode(t.from_address, 'hex') AS from_address,
        '0x' || encode(t.to_address, 'hex') AS to_address, '0x' || encode(t.input, 'hex') AS input,
        (SELECT json_agg(json_build_object('to', '0x' || encode(i.to_address, 'hex'), 'input', '0x' || encode(i.input, 'hex')))
@@ -74,7 +74,8 @@ export async function readStoredBundles(
        array['0x' || encode(l.topic0, 'hex'), '0x' || encode(l.topic1, 'hex'),
              '0x' || encode(l.topic2, 'hex'), '0x' || encode(l.topic3, 'hex')] AS topics,
        '0x' || encode(l.data, 'hex') AS data
-     FROM logs l JOIN transactions t ON t.hash = l.transaction_hash
+     FROM logs l JOIN transactions t ON t.block_number = l.block_number AND t.index = l.transaction_index
+       JOIN blocks b ON b.number = l.block_number
      WHERE l.address = ANY($1::text[]::bytea[]) AND l.block_number BETWEEN $2 AND $3
      ORDER BY l.block_number, l.log_index`,
     [entryPoints.map((address) => byteaText(address.toLowerCase())), from, to],

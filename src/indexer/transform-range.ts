@@ -60,7 +60,6 @@ export function transformRange(
     for (const { transaction, index: t, receipt, frames } of transactions) {
       transformTransaction(rows, participation, {
         blockNumber,
-        blockHash: block.hash,
         index: t,
         transaction,
         receipt,
@@ -78,7 +77,7 @@ export function transformRange(
       }
       for (const log of receipt.logs) {
         const context = { blockNumber, transactionHash: transaction.hash, transactionIndex: t };
-        transformLog(rows, participation, { ...context, blockHash: block.hash, log });
+        transformLog(rows, participation, { blockNumber, transactionIndex: t, log });
         const logIndex = Number(log.logIndex);
         const transfer = range.tokenTransfers.get(transferKey(blockNumber, logIndex)) ?? null;
         if (transfer === "malformed") malformedTokenTransfers++;

@@ -59,7 +59,6 @@ const receiptFields: Mapping[] = [
   ["gasUsed", "gas_used", "quantity"],
   ["cumulativeGasUsed", "cumulative_gas_used", "quantity"],
   ["effectiveGasPrice", "effective_gas_price", "quantity"],
-  ["logsBloom", "logs_bloom", "data"],
   ["contractAddress", "created_contract", "address"],
   ["blobGasUsed", "blob_gas_used", "quantity"],
   ["blobGasPrice", "blob_gas_price", "quantity"],
@@ -105,14 +104,18 @@ export async function expectBlocksMatch(db: Database, blocks: RpcFullBlock[]) {
   });
 }
 
-/** Every stored transaction equals the node's transaction and receipt field by field; returns the rows. */
+/**
+ * Every stored transaction equals the node's transaction and receipt field by field, with the block hash
+ * it is served with (its block's); returns the rows.
+ */
 export async function expectTransactionsMatch(
   db: Database,
   blocks: RpcFullBlock[],
   receipts: RpcReceipt[][],
 ) {
   const rows = await db.query(
-    `SELECT ${textColumns([...transactionFields, ...receiptFields])} FROM transactions t ORDER BY t.block_number, t.index`,
+    `SELECT ${textColumns([...transactionFields, ...receiptFields])} FROM (SELECT t.*, b.hash AS block_hash FROM transactions t
+      JOIN blocks b ON b.number = t.block_number) t ORDER BY t.block_number, t.index`,
   );
   const transactions = blocks.flatMap((block) => block.transactions);
   const flatReceipts = receipts.flat();
@@ -131,8 +134,14 @@ export async function expectTransactionsMatch(
   return rows;
 }
 
-/** Every stored log equals the node's, in (block, index) order. */
+/**
+ * Every stored log equals the node's, in (block, index) order, with the block and transaction hashes it
+ * is served with: those of the block and transaction its position names.
+ */
 export async function expectLogsMatch(db: Database, receipts: RpcReceipt[][]) {
+  const logsWithHashes = `(SELECT l.*, b.hash AS block_hash, t.hash AS transaction_hash FROM logs l
+    JOIN blocks b ON b.number = l.block_number
+    JOIN transactions t ON t.block_number = l.block_number AND t.index = l.transaction_index) l`;
   const rows = await db.query(
     `SELECT block_number, log_index, transaction_index, ${textColumns([
       ["blockHash", "block_hash", "data"],
@@ -143,7 +152,7 @@ export async function expectLogsMatch(db: Database, receipts: RpcReceipt[][]) {
       ["", "topic1", "data"],
       ["", "topic2", "data"],
       ["", "topic3", "data"],
-    ])} FROM logs ORDER BY block_number, log_index`,
+    ])} FROM ${logsWithHashes} ORDER BY block_number, log_index`,
   );
   const logs = receipts.flat().flatMap((receipt) => receipt.logs);
   expect(rows).toHaveLength(logs.length);

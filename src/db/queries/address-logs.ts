@@ -57,8 +57,8 @@ export async function listAddressLogs(
     condition = "TRUE";
   }
   return db.query<LogRow>(
-    `SELECT l.block_number, l.log_index, ${hexColumn("l.block_hash", "block_hash")},
-       ${hexColumn("l.transaction_hash", "transaction_hash")}, ${hexColumn("l.address", "address")},
+    `SELECT l.block_number, l.log_index, ${hexColumn("b.hash", "block_hash")},
+       ${hexColumn("t.hash", "transaction_hash")}, ${hexColumn("l.address", "address")},
        ${hexColumn("l.topic0", "topic0")}, ${hexColumn("l.topic1", "topic1")}, ${hexColumn("l.topic2", "topic2")},
        ${hexColumn("l.topic3", "topic3")}, ${hexColumn("l.data", "data")}, b.timestamp,
        ${hexColumn("t.to_address", "transaction_to")}

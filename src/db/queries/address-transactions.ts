@@ -60,7 +60,7 @@ const sortColumns: Record<TransactionSort, string[]> = {
 
 /** Columns of a transaction as the API renders it; `t` is transactions, `b` its block. */
 export const transactionColumns = `
-  ${hexColumn("t.hash", "hash")}, t.block_number, ${hexColumn("t.block_hash", "block_hash")}, t.index,
+  ${hexColumn("t.hash", "hash")}, t.block_number, ${hexColumn("b.hash", "block_hash")}, t.index,
   ${hexColumn("t.from_address", "from_address")}, ${hexColumn("t.to_address", "to_address")},
   ${hexColumn("t.created_contract", "created_contract")}, t.value, t.nonce, t.type, t.gas_limit, t.gas_price,
   t.max_fee_per_gas, t.max_priority_fee_per_gas, ${hexColumn("t.input", "input")}, t.status, t.gas_used,

@@ -13,8 +13,9 @@ export type TransformFramesParameters = {
 };
 
 /**
- * Adds a transaction's frames and one `address_internal_transactions` row per party of each frame but
- * the top-level call, which repeats the transaction itself (endpoint 12 never lists it).
+ * Adds a transaction's frames, each with one `address_internal_transactions` row per party, but the
+ * top-level call: it repeats the transaction itself (endpoint 12 never lists it, and the transaction's
+ * row holds its error). Each frame keeps its position among all the block's frames, that call included.
  */
 export function transformFrames(
   rows: RangeRows,
@@ -22,6 +23,7 @@ export function transformFrames(
   { blockNumber, transactionIndex, transactionHash, frames, firstBlockIndex }: TransformFramesParameters,
 ): void {
   frames.forEach((frame, i) => {
+    if (frame.index === 0 && frame.type === "call") return;
     rows.internalTransactions.push({
       block_number: blockNumber,
       transaction_index: transactionIndex,
@@ -40,7 +42,6 @@ export function transformFrames(
       error: frame.error,
       trace_address: frame.traceAddress,
     });
-    if (frame.index === 0 && frame.type === "call") return;
     const parties = participation.parties(
       [
         [frame.from, Direction.from],

@@ -6,24 +6,20 @@ import type { Participation } from "./participation.ts";
 
 export type TransformLogParameters = {
   blockNumber: number;
-  blockHash: string;
-  transactionHash: string;
   transactionIndex: number;
   log: RpcLog;
 };
 
-/** Adds a log's row. */
+/** Adds a log's row; its block and transaction hashes are those of the rows its position names. */
 export function transformLog(
   rows: RangeRows,
   participation: Participation,
-  { blockNumber, blockHash, transactionHash, transactionIndex, log }: TransformLogParameters,
+  { blockNumber, transactionIndex, log }: TransformLogParameters,
 ): void {
   const topics = log.topics as readonly (string | undefined)[];
   rows.logs.push({
     block_number: blockNumber,
     log_index: Number(log.logIndex),
-    block_hash: blockHash,
-    transaction_hash: transactionHash,
     transaction_index: transactionIndex,
     address: log.address,
     topic0: topics[0],

@@ -7,7 +7,6 @@ import type { Participation } from "./participation.ts";
 
 export type TransformTransactionParameters = {
   blockNumber: number;
-  blockHash: string;
   index: number;
   transaction: RpcTransaction;
   receipt: RpcReceipt;
@@ -19,7 +18,7 @@ export type TransformTransactionParameters = {
 export function transformTransaction(
   rows: RangeRows,
   participation: Participation,
-  { blockNumber, blockHash, index, transaction, receipt, frames }: TransformTransactionParameters,
+  { blockNumber, index, transaction, receipt, frames }: TransformTransactionParameters,
 ): void {
   const fields = transaction as RpcTransaction & Record<string, string | undefined>;
   const created = transaction.to ? null : (receipt.contractAddress ?? null);
@@ -29,7 +28,6 @@ export function transformTransaction(
   rows.transactions.push({
     hash: transaction.hash,
     block_number: blockNumber,
-    block_hash: blockHash,
     index,
     from_address: transaction.from,
     to_address: transaction.to,
@@ -57,7 +55,6 @@ export function transformTransaction(
     effective_gas_price: receipt.effectiveGasPrice,
     blob_gas_used: receipt.blobGasUsed,
     blob_gas_price: (receipt as { blobGasPrice?: string }).blobGasPrice,
-    logs_bloom: receipt.logsBloom,
     root: receipt.root,
     error: frames?.[0]?.error ?? null,
     // Unknown (null) without a trace.
