@@ -692,16 +692,14 @@ const cached = await serve({ config, db, logger: createLogger("fatal") });
 const cachedBase = `http://127.0.0.1:${(cached.server.address() as AddressInfo).port}`;
 const hotTarget = `≥ ${targets.hotRps} req/s`;
 const hotMet = (r: LoadResult) => r.rps >= targets.hotRps;
+const mixedTarget = `≥ ${targets.mixedRps} req/s, p99 ≤ ${targets.mixedP99} ms`;
+const mixedMet = (r: LoadResult) => r.rps >= targets.mixedRps && r.p99 <= targets.mixedP99;
 for (const [name, target, paths, goal, ok] of [
   ["hot address, endpoint 2 first page, no page cache", base, [hotPath], hotTarget, hotMet],
   ["hot address, endpoint 2 first page, page cache", cachedBase, [hotPath], hotTarget, hotMet],
-  [
-    "mixed cold, page cache",
-    cachedBase,
-    mixed,
-    `≥ ${targets.mixedRps} req/s, p99 ≤ ${targets.mixedP99} ms`,
-    (r: LoadResult) => r.rps >= targets.mixedRps && r.p99 <= targets.mixedP99,
-  ],
+  ["mixed cold, no page cache", base, mixed, mixedTarget, mixedMet],
+  // Over a run each path comes round several times: the cache answers its repeats.
+  ["mixed cold, page cache", cachedBase, mixed, mixedTarget, mixedMet],
 ] as const) {
   for (const connections of [32, 64]) {
     const r = await autocannon(target, [...paths], connections);
