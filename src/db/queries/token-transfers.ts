@@ -99,6 +99,8 @@ export async function listTokenTransfers(
       `(t.block_number, t.transaction_index) IN (SELECT * FROM unnest(${blocks}::int8[], ${indexes}::int4[]))`,
     );
   }
+  // The first position of a transfer's ids the page can show: past the cursor in its own batch.
+  let firstPosition = "1";
   if (cursor.block_number != null) {
     const block = bind(cursor.block_number);
     const at = keysFirst ? key : "t";
@@ -110,10 +112,10 @@ export async function listTokenTransfers(
     } else {
       // The cursor's own batch stays in, from its next id on.
       const index = bind(cursor.index);
+      const shown = bind(cursor.index_in_batch);
       cursorWhere.push(`(${at}.block_number, ${at}.log_index) <= (${block}, ${index})`);
-      rowWhere.push(
-        `((t.block_number, t.log_index) <> (${block}, ${index}) OR x.position > ${bind(cursor.index_in_batch)})`,
-      );
+      rowWhere.push(`((t.block_number, t.log_index) <> (${block}, ${index}) OR x.position > ${shown})`);
+      firstPosition = `CASE WHEN (t.block_number, t.log_index) = (${block}, ${index}) THEN ${shown}::int + 1 ELSE 1 END`;
     }
   }
   const whereSql = (conditions: string[]) =>
@@ -139,6 +141,8 @@ export async function listTokenTransfers(
       ORDER BY a.block_number DESC, a.log_index DESC LIMIT $1 + 1) a ${joinTransfers}`;
   else transfers = pageOfTransfers(`${addressRows()} ${joinTransfers}`, [...addressWhere, ...transferWhere]);
   const outerWhere = keysFirst ? rowWhere : [...addressWhere, ...transferWhere, ...rowWhere];
+  // No page shows more ids of one batch than this: a batch of 20,000 ids is not spread whole for a page.
+  const rowsPerTransfer = `${bind(perTransaction ?? limit)}::int`;
   const nth =
     perTransaction === undefined
       ? ""
@@ -159,7 +163,10 @@ export async function listTokenTransfers(
            WHERE h.token_address = t.token_address AND h.token_id = x.token_id AND h.value > 0
            LIMIT 2) u) END AS is_unique ${nth}
      FROM ${transfers}
-     CROSS JOIN LATERAL unnest(t.token_ids, t.amounts) WITH ORDINALITY AS x(token_id, amount, position)
+     CROSS JOIN LATERAL (SELECT ${firstPosition} AS first, ${firstPosition} + ${rowsPerTransfer} - 1 AS last) r
+     CROSS JOIN LATERAL unnest(t.token_ids[r.first:r.last], t.amounts[r.first:r.last])
+       WITH ORDINALITY AS s(token_id, amount, ordinal)
+     CROSS JOIN LATERAL (SELECT s.token_id, s.amount, s.ordinal + r.first - 1 AS position) x
      JOIN tokens k ON k.address = t.token_address
      JOIN blocks b ON b.number = t.block_number
      JOIN transactions tx ON tx.block_number = t.block_number AND tx.index = t.transaction_index
