@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { transferPreview } from "../src/api/views/transaction.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { seedBlocks } from "./support/seed-blocks.ts";
 
 // anvil's demo has no batch larger than a page, so the rows are written directly: one ERC-1155 batch of
 // 130 ids between two single transfers, all to one receiver.
@@ -20,13 +21,7 @@ describe.each(databaseKinds)("a batch larger than a page on %s", (kind) => {
   beforeAll(async () => {
     test = await createTestDatabase(kind);
     const { db } = test;
-    await db.query(
-      `INSERT INTO blocks (number, hash, parent_hash, timestamp, miner, gas_limit, gas_used, extra_data, sha3_uncles,
-         state_root, transactions_root, receipts_root, logs_bloom, transaction_count)
-       SELECT n, decode(lpad(to_hex(n), 64, '0'), 'hex'), decode(lpad(to_hex(n - 1), 64, '0'), 'hex'),
-         1700000000 + n * 12, '\\x00', 30000000, 0, '\\x', '\\x', '\\x', '\\x', '\\x', '\\x', 1
-       FROM generate_series(1, 3) AS n`,
-    );
+    await seedBlocks(db, 1, 3, 1);
     await db.query(
       `INSERT INTO transactions (hash, block_number, index, from_address, to_address, value, nonce, type, gas_limit,
          input, status, gas_used, cumulative_gas_used, effective_gas_price)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { seedBlocks } from "./support/seed-blocks.ts";
 
 // anvil produces no withdrawals and no recorded block has 51, so the rows are written directly.
 const receiver = "0x4675c7e5baafbffbca748158becba61ef3b0a263";
@@ -11,13 +12,7 @@ describe.each(databaseKinds)("withdrawal lists on %s", (kind) => {
 
   beforeAll(async () => {
     test = await createTestDatabase(kind);
-    await test.db.query(
-      `INSERT INTO blocks (number, hash, parent_hash, timestamp, miner, gas_limit, gas_used, extra_data, sha3_uncles,
-         state_root, transactions_root, receipts_root, logs_bloom, transaction_count)
-       SELECT n, decode(lpad(to_hex(n), 64, '0'), 'hex'), decode(lpad(to_hex(n - 1), 64, '0'), 'hex'), 1700000000 + n * 12,
-         '\\x00', 30000000, 0, '\\x', '\\x', '\\x', '\\x', '\\x', '\\x', 0
-       FROM generate_series(1, 3) AS n`,
-    );
+    await seedBlocks(test.db, 1, 3);
     // 51 to the receiver in block 2 (every other index), 10 to another address.
     await test.db.query(
       `INSERT INTO withdrawals (index, block_number, validator_index, address, amount)

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { createMetrics, type Metrics } from "../src/metrics.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { seedBlocks } from "./support/seed-blocks.ts";
 
 const receiver = "0x4675c7e5baafbffbca748158becba61ef3b0a263";
 
@@ -24,13 +25,7 @@ describe.each(databaseKinds)("page cache on %s", (kind) => {
 
   beforeAll(async () => {
     test = await createTestDatabase(kind);
-    await test.db.query(
-      `INSERT INTO blocks (number, hash, parent_hash, timestamp, miner, gas_limit, gas_used, extra_data, sha3_uncles,
-         state_root, transactions_root, receipts_root, logs_bloom, transaction_count)
-       SELECT n, decode(lpad(to_hex(n), 64, '0'), 'hex'), decode(lpad(to_hex(n - 1), 64, '0'), 'hex'), 1700000000 + n * 12,
-         '\\x00', 30000000, 0, '\\x', '\\x', '\\x', '\\x', '\\x', '\\x', 0
-       FROM generate_series(1, 3) AS n`,
-    );
+    await seedBlocks(test.db, 1, 3);
     await test.db.query("INSERT INTO checkpoints (name, block_number) VALUES ('blocks', 3)");
     for (const index of [0, 1, 2]) await addWithdrawal(index, 2);
   });
@@ -97,11 +92,7 @@ describe.each(databaseKinds)("page cache on %s", (kind) => {
     expect((await app.inject("/api/v2/blocks/4/withdrawals")).statusCode).toBe(404);
     expect((await app.inject("/api/v2/blocks/4/withdrawals")).statusCode).toBe(404);
     await test.db.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO blocks (number, hash, parent_hash, timestamp, miner, gas_limit, gas_used, extra_data, sha3_uncles,
-           state_root, transactions_root, receipts_root, logs_bloom, transaction_count)
-         VALUES (4, '\\x04', '\\x03', 1700000048, '\\x00', 30000000, 0, '\\x', '\\x', '\\x', '\\x', '\\x', '\\x', 0)`,
-      );
+      await seedBlocks(tx, 4, 4);
       await tx.query("UPDATE checkpoints SET block_number = 4 WHERE name = 'blocks'");
     });
     const indexed = await app.inject("/api/v2/blocks/4/withdrawals");
