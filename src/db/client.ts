@@ -81,7 +81,11 @@ async function openPostgres(url: string): Promise<Database> {
   await sql`select 1`;
   const wrap = (target: postgres.Sql | postgres.TransactionSql): Queryable => ({
     async query<Row>(text: string, params: unknown[] = []) {
-      return (await target.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as unknown as Row[];
+      // Named and kept per connection: planning a page's joins took 4.2 ms of a 5 ms statement, and a
+      // statement with parameters is always one statement, which is what a prepared statement must be.
+      return (await target.unsafe(text, params as postgres.ParameterOrJSON<never>[], {
+        prepare: params.length > 0,
+      })) as unknown as Row[];
     },
     async exec(text: string) {
       await target.unsafe(text);
