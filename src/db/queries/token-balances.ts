@@ -95,6 +95,12 @@ export type ListAddressTokensParameters = {
   limit: number;
 };
 
+/** Token types as SQL literals; only names of the form `ERC-<digits>` are accepted. */
+function typeLiterals(types: string[]): string {
+  for (const type of types) if (!/^ERC-\d+$/.test(type)) throw new Error(`not a token type: ${type}`);
+  return types.map((type) => `'${type}'`).join(", ");
+}
+
 /**
  * One page of the current balances (above zero) of an address, largest first: a fungible balance per
  * token, an ERC-721 holding per token (value = ids held) and one row per id for ERC-1155 and ERC-404 ids.
@@ -105,7 +111,9 @@ export async function listAddressTokens(
   { address, types, cursor, limit }: ListAddressTokensParameters,
 ): Promise<AddressTokenRow[]> {
   const params: unknown[] = [byteaParam(address), limit];
-  const typeFilter = types.length > 0 ? `AND t.type = ANY($${params.push(types)}::text[])` : "";
+  // The types as literals: a prepared statement's generic plan for a parameter list could not leave out the
+  // branches a type excludes (15 ms against 1-2 for the page).
+  const typeFilter = types.length > 0 ? `AND t.type IN (${typeLiterals(types)})` : "";
   let after = (_value: string, _token: string, _id: string) => "TRUE";
   if (cursor.value !== null) {
     const sent = `$${params.push(cursor.value)}::numeric`;
@@ -120,26 +128,33 @@ export async function listAddressTokens(
     }
   }
   // Three kinds of rows, each read in page order by an index of its own and cut at a page, then merged:
-  // the page costs the same for a holding of 10 ids or of 100,000.
-  return db.query<AddressTokenRow>(
-    `WITH held AS (
-       (SELECT b.token_address, b.token_id, b.value, t.type, b.holder
+  // the page costs the same for a holding of 10 ids or of 100,000. A kind the types cannot have is left
+  // out: filtered by type, its index would be walked through every row the holder has of other types.
+  const without = (excluded: string[]) =>
+    types.length === 0 || types.some((type) => !excluded.includes(type));
+  const kinds = [
+    without(["ERC-721", "ERC-1155"]) &&
+      `(SELECT b.token_address, b.token_id, b.value, t.type, b.holder
         FROM token_balances b JOIN tokens t ON t.address = b.token_address
         WHERE b.holder = $1 AND b.token_id < 0 AND b.value > 0 ${typeFilter}
           AND ${after("b.value", "b.token_address", "b.token_id")}
-        ORDER BY b.value DESC, b.token_address DESC LIMIT $2)
-       UNION ALL
-       (SELECT h.token_address, -1, h.ids_value, t.type, h.holder
+        ORDER BY b.value DESC, b.token_address DESC LIMIT $2)`,
+    (types.length === 0 || types.includes("ERC-721")) &&
+      `(SELECT h.token_address, -1 AS token_id, h.ids_value AS value, t.type, h.holder
         FROM token_holders h JOIN tokens t ON t.address = h.token_address
         WHERE h.holder = $1 AND t.type = 'ERC-721' ${typeFilter}
           AND ${after("h.ids_value", "h.token_address", "-1")}
-        ORDER BY h.ids_value DESC, h.token_address DESC LIMIT $2)
-       UNION ALL
-       (SELECT b.token_address, b.token_id, b.value, t.type, b.holder
+        ORDER BY h.ids_value DESC, h.token_address DESC LIMIT $2)`,
+    without(["ERC-20", "ERC-721"]) &&
+      `(SELECT b.token_address, b.token_id, b.value, t.type, b.holder
         FROM token_balances b JOIN tokens t ON t.address = b.token_address
         WHERE b.holder = $1 AND t.type <> 'ERC-721' AND b.token_id >= 0 AND b.value > 0 ${typeFilter}
           AND ${after("b.value", "b.token_address", "b.token_id")}
-        ORDER BY b.value DESC, b.token_address DESC, b.token_id DESC LIMIT $2)
+        ORDER BY b.value DESC, b.token_address DESC, b.token_id DESC LIMIT $2)`,
+  ].filter((kind) => kind !== false);
+  return db.query<AddressTokenRow>(
+    `WITH held AS (
+       ${kinds.join("\n       UNION ALL\n       ")}
      )
      SELECT ${hexColumn("h.token_address", "token_address")}, h.token_id::text AS token_id, h.value::text AS value,
        h.type, ${instanceColumns("h")}
