@@ -81,10 +81,9 @@ export async function listTokenTransfers(
   // then joins their rows: a cursor bounds the index scan itself, not a join walking down to it.
   const keysFirst = transactions === undefined && !oldestFirst;
   const key = address === undefined ? "t" : "a";
-  // Conditions on the address's rows, on the transfers, and on a batch's ids once spread into rows.
+  // Conditions on the address's rows and on the transfers.
   const addressWhere: string[] = [];
   const transferWhere: string[] = [];
-  const rowWhere: string[] = [];
   if (address !== undefined) {
     addressWhere.push(`a.address = ${bind(byteaParam(address))}`);
     if (filter) addressWhere.push(`a.direction & ${Direction[filter]} <> 0`);
@@ -110,11 +109,10 @@ export async function listTokenTransfers(
     } else if (cursor.index_in_batch == null) {
       cursorWhere.push(`(${at}.block_number, ${at}.log_index) < (${block}, ${bind(cursor.index)})`);
     } else {
-      // The cursor's own batch stays in, from its next id on.
+      // The cursor's own batch stays in, spread from its next id on.
       const index = bind(cursor.index);
       const shown = bind(cursor.index_in_batch);
       cursorWhere.push(`(${at}.block_number, ${at}.log_index) <= (${block}, ${index})`);
-      rowWhere.push(`((t.block_number, t.log_index) <> (${block}, ${index}) OR x.position > ${shown})`);
       firstPosition = `CASE WHEN (t.block_number, t.log_index) = (${block}, ${index}) THEN ${shown}::int + 1 ELSE 1 END`;
     }
   }
@@ -140,7 +138,7 @@ export async function listTokenTransfers(
     transfers = `(SELECT a.block_number, a.log_index FROM ${addressRows()} ${whereSql(addressWhere)}
       ORDER BY a.block_number DESC, a.log_index DESC LIMIT $1 + 1) a ${joinTransfers}`;
   else transfers = pageOfTransfers(`${addressRows()} ${joinTransfers}`, [...addressWhere, ...transferWhere]);
-  const outerWhere = keysFirst ? rowWhere : [...addressWhere, ...transferWhere, ...rowWhere];
+  const outerWhere = keysFirst ? [] : [...addressWhere, ...transferWhere];
   // No page shows more ids of one batch than this: a batch of 20,000 ids is not spread whole for a page.
   const rowsPerTransfer = `${bind(perTransaction ?? limit)}::int`;
   const nth =
