@@ -1,3 +1,4 @@
+import type { FastifyRequest } from "fastify";
 import type { Database } from "../db/client.ts";
 import type { ChainHead } from "../db/queries/chain-head.ts";
 import type { AskInterpreter } from "./ask-interpreter.ts";
@@ -6,7 +7,8 @@ import type { ActionProtocols } from "./transaction-actions.ts";
 /** What every route needs: the database, the (briefly cached) indexed head and the configured protocols. */
 export type ApiContext = {
   db: Database;
-  chainHead: () => Promise<ChainHead>;
+  /** The indexed head at the data version `request` reads (one read of the version per request). */
+  chainHead: (request: FastifyRequest) => Promise<ChainHead>;
   protocols: ActionProtocols;
   askInterpreter?: AskInterpreter;
   /** The native currency's symbol, as summaries name it. */

@@ -1,12 +1,11 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Counter } from "prom-client";
-import type { DataVersion } from "./data-version.ts";
 
 export type RegisterPageCacheParameters = {
   app: FastifyInstance;
-  /** The version of the data the request reads; a page is served from the cache only at its own version. */
-  dataVersion: DataVersion;
+  /** The version of the data a request reads; a page is served from the cache only at its own version. */
+  dataVersion: (request: FastifyRequest) => Promise<string>;
   /** The route patterns (as registered) whose answers depend on the database alone. */
   routes: ReadonlySet<string>;
   /** The most bytes of serialized pages kept; 0 keeps none (answers still get an `ETag`). */
@@ -21,7 +20,7 @@ type Page = { body: Buffer; etag: string; contentType: string };
  * Serves the pages of `routes` from memory while the data they were computed from is unchanged, and gives
  * each an `ETag` (a hash of its body) that a client's `If-None-Match` turns into a 304.
  *
- * A page is kept with the data version read before it was computed (the database's snapshot) and served
+ * A page is kept with the data version (`data_version`) read before it was computed, and served
  * only to requests that read the same version afterwards, so a cached answer is always the answer the
  * request would have computed: any write (a new block, a reorganization, fetched metadata) changes the
  * version and empties the cache. Only 200 answers to GET are kept, least recently used first out.
@@ -58,7 +57,7 @@ export function registerPageCache({
       computing.set(request, "");
       return;
     }
-    const version = await dataVersion();
+    const version = await dataVersion(request);
     if (version !== pagesVersion) {
       pages.clear();
       pagesBytes = 0;

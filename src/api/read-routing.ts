@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Database } from "../db/client.ts";
 import { type ChainHead, readChainHead } from "../db/queries/chain-head.ts";
 import type { Logger } from "../logger.ts";
@@ -20,9 +20,12 @@ export type RouteReadsReturnType = {
   /** The database of the request being answered. */
   db: Database;
   /** The indexed head as the request's database has it, so that no page shows a head newer than its rows. */
-  chainHead: () => Promise<ChainHead>;
-  /** The version of the data the request's database shows (see `createDataVersion`). */
-  dataVersion: DataVersion;
+  chainHead: (request: FastifyRequest) => Promise<ChainHead>;
+  /**
+   * The version of the data the request's database shows (see `createDataVersion`), read once per request:
+   * the page cache and the head share it.
+   */
+  dataVersion: (request: FastifyRequest) => Promise<string>;
   /** The replica's lag in milliseconds at the last check; null without a replica or when it could not be read. */
   replicaLagMs: () => number | null;
 };
@@ -43,21 +46,33 @@ export function routeReads({
   maxLagMs,
   logger,
 }: RouteReadsParameters): RouteReadsReturnType {
-  const reads = new Map<Database, { version: DataVersion; head: () => Promise<ChainHead> }>();
+  const reads = new Map<
+    Database,
+    { version: DataVersion; head: (version: Promise<string>) => Promise<ChainHead> }
+  >();
   const readsOf = (db: Database) => {
     let found = reads.get(db);
     if (!found) {
       const version = createDataVersion(db);
-      found = { version, head: versionedChainHead(db, version) };
+      found = { version, head: versionedChainHead(db) };
       reads.set(db, found);
     }
     return found;
   };
+  const versions = new WeakMap<FastifyRequest, Promise<string>>();
+  const versionOf = (db: Database, request: FastifyRequest) => {
+    let version = versions.get(request);
+    if (!version) {
+      version = readsOf(db).version();
+      versions.set(request, version);
+    }
+    return version;
+  };
   if (!replica)
     return {
       db: primary,
-      chainHead: () => readsOf(primary).head(),
-      dataVersion: () => readsOf(primary).version(),
+      chainHead: (request) => readsOf(primary).head(versionOf(primary, request)),
+      dataVersion: (request) => versionOf(primary, request),
       replicaLagMs: () => null,
     };
 
@@ -105,8 +120,8 @@ export function routeReads({
   };
   return {
     db,
-    chainHead: () => readsOf(routed()).head(),
-    dataVersion: () => readsOf(routed()).version(),
+    chainHead: (request) => readsOf(routed()).head(versionOf(routed(), request)),
+    dataVersion: (request) => versionOf(routed(), request),
     replicaLagMs: () => lagMs,
   };
 }
@@ -136,10 +151,10 @@ async function measureLag(primary: Database, replica: Database): Promise<number>
  * The indexed head, read again only when the data version changed: exact for every request, and one query
  * per block written rather than one per request.
  */
-function versionedChainHead(db: Database, version: DataVersion): () => Promise<ChainHead> {
+function versionedChainHead(db: Database): (version: Promise<string>) => Promise<ChainHead> {
   let cached: { version: string; head: Promise<ChainHead> } | null = null;
-  return async () => {
-    const current = await version();
+  return async (version) => {
+    const current = await version;
     if (cached?.version !== current) {
       const head = readChainHead(db);
       cached = { version: current, head };

@@ -152,7 +152,7 @@ export const addressTransactions = defineEndpoint<{
         db,
         transfers.map((transfer) => transfer.token_address),
       ),
-      chainHead(),
+      chainHead(request),
       loadTransactionActions(db, protocols, shown),
       findContractAbis(
         db,
