@@ -216,16 +216,12 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     });
     // ERC-165 as the contracts answer it (OpenZeppelin's ERC-721 and ERC-1155 declare theirs).
     const head = BigInt(scenario.headBlockNumber);
-    const readings = await readTokenMetadata(
-      createRpcClient({ url: inject("demoRpcUrl") }),
-      [scenario.contracts.collectible, scenario.contracts.multiToken, scenario.contracts.token].map(
-        (address: string) => ({
-          address: address.toLowerCase() as `0x${string}`,
-          describeAt: head,
-          supplyAt: head,
-        }),
+    const readings = await readTokenMetadata(createRpcClient({ url: inject("demoRpcUrl") }), {
+      blockNumber: head,
+      tokens: [scenario.contracts.collectible, scenario.contracts.multiToken, scenario.contracts.token].map(
+        (address: string) => ({ address: address.toLowerCase() as `0x${string}`, describe: true }),
       ),
-    );
+    });
     const answers = [...readings.values()];
     const [collectible, multiToken, token] = [at(answers, 0), at(answers, 1), at(answers, 2)];
     expect([collectible.supportsErc721, collectible.supportsErc1155]).toEqual([true, false]);

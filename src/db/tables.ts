@@ -37,7 +37,10 @@ export type TableDefinition<Columns extends Record<string, ColumnType> = Record<
     | { onConflict: string }
     | { run: (tx: Queryable, rows: RangeRows, range: { from: bigint; to: bigint }) => Promise<void> };
   reorganization: Reorganization;
-  /** Columns whose values depend on when something ran, not on the chain (timestamps, fetched documents). */
+  /**
+   * Columns whose values depend on when something ran or how the chain was cut into ranges, not on the
+   * chain (timestamps, fetched documents, the block a token's state was read at).
+   */
   volatile?: readonly string[];
 };
 
@@ -237,8 +240,10 @@ export const tables = {
       read_at_block: "int8",
     },
     write: { run: (tx, rows) => storeTokensAndTypes(tx, rows) },
-    // A supply read in an orphaned block is stale: the reorganization reads it again where a fresh
-    // index would (the indexer's attachTokens).
+    // State is read at the end of a range (the indexer's attachTokens).
+    volatile: ["read_at_block"],
+    // A supply read in an orphaned block is stale: the reorganization reads it again at the end of the
+    // range that replaces the orphaned blocks.
     reorganization: {
       run: async (tx, above) => {
         await tx.query("DELETE FROM tokens WHERE first_seen_block > $1", [above.toString()]);

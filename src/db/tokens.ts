@@ -17,20 +17,13 @@ export async function readKnownTokens(
 }
 
 /** A kept token whose supply was read in a block a reorganization orphaned. */
-export type StaleSupply = { address: Address; type: string; supplyBlock: bigint };
+export type StaleSupply = { address: Address; type: string };
 
-/**
- * Tokens kept by a reorganization whose supply was read above `keptUpTo`, with the block a fresh index
- * reads it at: their last kept mint or burn, else their first transfer.
- */
+/** Tokens kept by a reorganization whose supply was read above `keptUpTo`. */
 export async function readStaleSupplies(db: Database, keptUpTo: bigint): Promise<StaleSupply[]> {
-  const rows = await db.query<{ address: Address; type: string; supply_block: number }>(
-    `SELECT '0x' || encode(t.address, 'hex') AS address, t.type,
-       COALESCE((SELECT max(x.block_number) FROM token_transfers x
-                 WHERE x.token_address = t.address AND x.block_number <= $1
-                   AND (x.from_address = $2 OR x.to_address = $2)), t.first_seen_block) AS supply_block
-     FROM tokens t WHERE t.read_at_block > $1 AND t.first_seen_block <= $1`,
-    [keptUpTo.toString(), Buffer.alloc(20)],
+  return db.query<StaleSupply>(
+    `SELECT '0x' || encode(address, 'hex') AS address, type
+     FROM tokens WHERE read_at_block > $1 AND first_seen_block <= $1`,
+    [keptUpTo.toString()],
   );
-  return rows.map((row) => ({ address: row.address, type: row.type, supplyBlock: BigInt(row.supply_block) }));
 }

@@ -14,13 +14,15 @@ export type AttachTokensParameters = {
 };
 
 /**
- * Fills the range's token rows: a token new to the database is read (name, symbol, decimals) at its
- * first transfer and its supply at its last mint or burn in the range (else at its first transfer); a
- * known token is read again only when a mint or burn changed its supply. Reads happen at the blocks of
- * those events, so the stored rows do not depend on how the chain was cut into ranges.
+ * Fills the range's token rows: a token new to the database is described (name, symbol, decimals,
+ * ERC-165) and its supply read; a known token is read again only when a mint or burn changed its supply.
+ * Everything is read at the range's last block, so a range costs the node one past state however many
+ * blocks its mints are spread over (a state is loaded per request; anvil takes 15–50 ms for each).
+ * Supplies and descriptions then depend on where ranges end only for tokens that change them without a
+ * mint or burn; `read_at_block` records the block.
  */
 export async function attachTokens({ client, db, range, keptUpTo }: AttachTokensParameters): Promise<void> {
-  const { rows } = range;
+  const { rows, to } = range;
   const candidates = [...range.tokenCandidates];
   const stale = keptUpTo === undefined ? [] : await readStaleSupplies(db, keptUpTo);
   if (candidates.length === 0 && stale.length === 0) return;
@@ -32,32 +34,24 @@ export async function attachTokens({ client, db, range, keptUpTo }: AttachTokens
   const reads: TokenRead[] = [];
   for (const [address, candidate] of candidates) {
     const isNew = !known.has(address);
-    if (!isNew && candidate.supplyBlock === null) continue;
-    reads.push({
-      address,
-      describeAt: isNew ? BigInt(candidate.firstBlock) : null,
-      supplyAt: BigInt(candidate.supplyBlock ?? candidate.firstBlock),
-    });
+    if (isNew || candidate.supplyChanged) reads.push({ address, describe: isNew });
   }
-  // Supplies read in blocks a reorganization orphans are read again where a fresh index would read them.
-  const restated = stale.filter((token) => range.tokenCandidates.get(token.address)?.supplyBlock == null);
-  for (const token of restated)
-    reads.push({ address: token.address, describeAt: null, supplyAt: token.supplyBlock });
+  // Supplies read in blocks a reorganization orphans are read again, at this range's end.
+  for (const token of stale) {
+    if (!range.tokenCandidates.get(token.address)?.supplyChanged)
+      reads.push({ address: token.address, describe: false });
+  }
   // Most reads were made while the range was fetched; only what is missing (after a reorganization,
   // say) is read now.
   const ahead = range.tokenReadings;
   const fits = (read: TokenRead) => {
     const reading = ahead.get(read.address);
-    return (
-      reading !== undefined &&
-      reading.supplyAt === read.supplyAt &&
-      (read.describeAt === null || reading.describedAt === read.describeAt)
-    );
+    return reading !== undefined && (!read.describe || reading.described);
   };
-  const missing = await readTokenMetadata(
-    client,
-    reads.filter((read) => !fits(read)),
-  );
+  const missing = await readTokenMetadata(client, {
+    blockNumber: to,
+    tokens: reads.filter((read) => !fits(read)),
+  });
   const metadata = new Map([...ahead, ...missing]);
   const types = new Map(stale.map((token) => [token.address, token.type]));
   for (const read of reads) {
@@ -66,14 +60,14 @@ export async function attachTokens({ client, db, range, keptUpTo }: AttachTokens
     rows.tokens.push({
       address: read.address,
       type: candidate
-        ? tokenType(candidate.forms, read.describeAt === null ? undefined : token)
+        ? tokenType(candidate.forms, read.describe ? token : undefined)
         : types.get(read.address),
       name: token?.name,
       symbol: token?.symbol,
       decimals: token?.decimals,
       total_supply: token?.totalSupply,
-      first_seen_block: candidate?.firstBlock ?? read.supplyAt,
-      read_at_block: read.supplyAt,
+      first_seen_block: candidate?.firstBlock ?? Number(to),
+      read_at_block: Number(to),
     });
   }
   for (const [address, candidate] of candidates) {

@@ -44,7 +44,7 @@ export type FetchedRange = {
   tokenTransfers: RangeTransfers;
   /** The tokens that move in the range. */
   tokenCandidates: Map<Address, TokenCandidate>;
-  /** What was read of them ahead of writing, at the blocks `attachTokens` wants (see there). */
+  /** What was read of them ahead of writing, at block `to` (see attachTokens). */
   tokenReadings: TokenReadings;
   /** Proxies created, upgraded or delegated in the range, read at the block of each event (see detectProxies). */
   proxies: ProxyDetection[];
@@ -118,14 +118,10 @@ export async function fetchRange(
   for (const address of contracts) knownContracts.add(address);
   const { transfers: tokenTransfers, candidates: tokenCandidates } = tokenCandidatesOf(blocks, receipts);
   const reads = [...tokenCandidates]
-    .filter(([address, candidate]) => !describedTokens.has(address) || candidate.supplyBlock !== null)
-    .map(([address, candidate]) => ({
-      address,
-      describeAt: describedTokens.has(address) ? null : BigInt(candidate.firstBlock),
-      supplyAt: BigInt(candidate.supplyBlock ?? candidate.firstBlock),
-    }));
+    .filter(([address, candidate]) => !describedTokens.has(address) || candidate.supplyChanged)
+    .map(([address]) => ({ address, describe: !describedTokens.has(address) }));
   const [tokenReadings, proxies] = await Promise.all([
-    readTokenMetadata(client, reads),
+    readTokenMetadata(client, { blockNumber: to, tokens: reads }),
     detectProxies(client, { blocks, receipts, internalTransactions }),
   ]);
   for (const read of reads) describedTokens.add(read.address);

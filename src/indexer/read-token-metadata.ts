@@ -7,9 +7,8 @@ import {
   parseAbi,
   trim,
 } from "viem";
+import { callEach } from "../rpc/call-each.ts";
 import type { RpcClient } from "../rpc/client.ts";
-import { eth_call } from "../rpc/eth_call.ts";
-import { perBlock } from "../rpc/per-block.ts";
 
 const abi = parseAbi([
   "function name() view returns (string)",
@@ -24,10 +23,14 @@ const interfaceIds = { supportsErc721: "0x80ac58cd", supportsErc1155: "0xd9b67a2
 
 export type TokenRead = {
   address: Address;
-  /** Name, symbol and decimals are read at this block; null reads only the total supply. */
-  describeAt: bigint | null;
-  /** The total supply is read at this block. */
-  supplyAt: bigint;
+  /** Also read name, symbol, decimals and the ERC-165 answers (a token new to the index); else only the supply. */
+  describe: boolean;
+};
+
+export type ReadTokenMetadataParameters = {
+  /** The block every field is read at. */
+  blockNumber: bigint;
+  tokens: TokenRead[];
 };
 
 export type TokenMetadata = {
@@ -38,9 +41,8 @@ export type TokenMetadata = {
   /** ERC-165 answers; null where the contract does not implement `supportsInterface`. */
   supportsErc721: boolean | null;
   supportsErc1155: boolean | null;
-  /** The blocks the fields were read at: `describedAt` for name, symbol and decimals (null: not read). */
-  describedAt: bigint | null;
-  supplyAt: bigint;
+  /** Whether name, symbol, decimals and the ERC-165 answers were read (else they are null unread). */
+  described: boolean;
 };
 
 type TokenField = "name" | "symbol" | "decimals" | "totalSupply" | keyof typeof interfaceIds;
@@ -49,21 +51,25 @@ type TokenField = "name" | "symbol" | "decimals" | "totalSupply" | keyof typeof 
 export type TokenReadings = Map<Address, TokenMetadata>;
 
 /**
- * Reads tokens' name, symbol, decimals, ERC-165 interfaces and total supply with batched `eth_call`s. A contract that
- * reverts, lacks the function or answers something unreadable gets null for that field; names and
- * symbols may be strings or `bytes32` (as older tokens return them).
+ * Reads tokens' name, symbol, decimals, ERC-165 interfaces and total supply at one block, many calls to
+ * an `eth_call` (see callEach). A contract that reverts, lacks the function or answers something
+ * unreadable gets null for that field; names and symbols may be strings or `bytes32` (as older tokens
+ * return them).
  */
-export async function readTokenMetadata(client: RpcClient, reads: TokenRead[]): Promise<TokenReadings> {
-  const jobs: { address: Address; field: TokenField; blockNumber: bigint }[] = [];
-  for (const read of reads) {
-    if (read.describeAt !== null) {
+export async function readTokenMetadata(
+  client: RpcClient,
+  { blockNumber, tokens }: ReadTokenMetadataParameters,
+): Promise<TokenReadings> {
+  const jobs: { address: Address; field: TokenField }[] = [];
+  for (const read of tokens) {
+    if (read.describe) {
       for (const field of ["name", "symbol", "decimals", "supportsErc721", "supportsErc1155"] as const)
-        jobs.push({ address: read.address, field, blockNumber: read.describeAt });
+        jobs.push({ address: read.address, field });
     }
-    jobs.push({ address: read.address, field: "totalSupply", blockNumber: read.supplyAt });
+    jobs.push({ address: read.address, field: "totalSupply" });
   }
   const result: TokenReadings = new Map(
-    reads.map((read) => [
+    tokens.map((read) => [
       read.address,
       {
         name: null,
@@ -72,27 +78,24 @@ export async function readTokenMetadata(client: RpcClient, reads: TokenRead[]): 
         totalSupply: null,
         supportsErc721: null,
         supportsErc1155: null,
-        describedAt: read.describeAt,
-        supplyAt: read.supplyAt,
+        described: read.describe,
       },
     ]),
   );
-  const answers = await perBlock(jobs, (blockNumber, blockJobs) =>
-    eth_call(client, {
-      blockNumber,
-      calls: blockJobs.map((job) => ({
-        to: job.address,
-        data:
-          job.field === "supportsErc721" || job.field === "supportsErc1155"
-            ? encodeFunctionData({
-                abi: erc165Abi,
-                functionName: "supportsInterface",
-                args: [interfaceIds[job.field]],
-              })
-            : encodeFunctionData({ abi, functionName: job.field }),
-      })),
-    }),
-  );
+  const answers = await callEach(client, {
+    blockNumber,
+    calls: jobs.map((job) => ({
+      to: job.address,
+      data:
+        job.field === "supportsErc721" || job.field === "supportsErc1155"
+          ? encodeFunctionData({
+              abi: erc165Abi,
+              functionName: "supportsInterface",
+              args: [interfaceIds[job.field]],
+            })
+          : encodeFunctionData({ abi, functionName: job.field }),
+    })),
+  });
   jobs.forEach((job, i) => {
     const answer = answers[i];
     if (typeof answer !== "string") return;

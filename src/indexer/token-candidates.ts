@@ -3,13 +3,13 @@ import { decodeTokenTransfer, type TokenTransfer, type TokenTransferType } from 
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
 import { rangeBlocks } from "./range-blocks.ts";
 
-/** A token whose transfers appear in a range: the event forms it used and the blocks to read it at. */
+/** A token whose transfers appear in a range: the event forms it used, and what its state reads need. */
 export type TokenCandidate = {
   forms: Set<TokenTransferType>;
   /** Its first transfer in the range. */
   firstBlock: number;
-  /** Its last mint or burn in the range, when the supply changed. */
-  supplyBlock: number | null;
+  /** Whether it minted or burned in the range, which changes its supply. */
+  supplyChanged: boolean;
 };
 
 /** Each token-transfer-shaped log of a range, decoded, keyed by `transferKey`. */
@@ -44,10 +44,10 @@ export function tokenCandidatesOf(
       const candidate = candidates.get(transfer.token) ?? {
         forms: new Set(),
         firstBlock: number,
-        supplyBlock: null,
+        supplyChanged: false,
       };
       candidate.forms.add(transfer.type);
-      if (transfer.from === zeroAddress || transfer.to === zeroAddress) candidate.supplyBlock = number;
+      if (transfer.from === zeroAddress || transfer.to === zeroAddress) candidate.supplyChanged = true;
       candidates.set(transfer.token, candidate);
     }
   }

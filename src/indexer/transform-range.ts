@@ -20,6 +20,8 @@ export type TransformRangeOptions = {
 };
 
 export type TransformedRange = {
+  /** The range's last block, where its tokens' state is read (see attachTokens). */
+  to: bigint;
   /** The rows of each table, handed to the database's writer. */
   rows: RangeRows;
   tokenCandidates: FetchedRange["tokenCandidates"];
@@ -90,6 +92,7 @@ export function transformRange(
     pushUserOperationRows(rows, extractUserOperations(bundleTransactionsOf(range, entryPoints), entryPoints));
   }
   return {
+    to: range.to,
     rows,
     tokenCandidates: range.tokenCandidates,
     tokenReadings: range.tokenReadings,

@@ -13,7 +13,7 @@ export type EthCallReturnType = (Hex | RpcResponseError)[];
 export function isContractFailure(error: RpcResponseError): boolean {
   return (
     error.code === 3 ||
-    /revert|invalid opcode|out of gas|execution|stack|invalid jump/i.test(error.nodeMessage)
+    /revert|invalid opcode|out ?of ?gas|execution|stack|invalid jump/i.test(error.nodeMessage)
   );
 }
 

@@ -1,0 +1,68 @@
+import { type Address, type Hex, pad, toHex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Anvil, startAnvil } from "../demo/anvil.ts";
+import { createMetrics } from "../metrics.ts";
+import { callEach } from "./call-each.ts";
+import { createRpcClient, type RpcClient } from "./client.ts";
+import { eth_call } from "./eth_call.ts";
+
+/** Runtime code set with anvil_setCode: each contract answers every call the same way. */
+const codes = {
+  /** Returns the word 42. */
+  answers: "0x602a60005260206000f3",
+  /** Reverts without data. */
+  reverts: "0x60006000fd",
+  /** Loops until its gas is gone. */
+  burnsGas: "0x5b600056",
+} as const satisfies Record<string, Hex>;
+
+describe("callEach", () => {
+  let anvil: Anvil;
+  let client: RpcClient;
+  const contracts = {} as Record<keyof typeof codes, Address>;
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    client = createRpcClient({ url: anvil.rpcUrl });
+    for (const [i, [name, code]] of Object.entries(codes).entries()) {
+      const address = pad(toHex(0x5e000 + i), { size: 20 });
+      await client.request("anvil_setCode", [address, code]);
+      contracts[name as keyof typeof codes] = address;
+    }
+    await client.request("evm_mine", []);
+  }, 60_000);
+  afterAll(() => anvil?.stop());
+
+  it("answers every call as eth_call does, in order, also past contracts that burn all their gas", async () => {
+    const account = pad("0x1234", { size: 20 });
+    // More calls than one request takes, and enough gas burners that a request runs out of gas for
+    // the next call and the rest are asked for again.
+    const targets: Address[] = [contracts.answers, contracts.reverts, account, contracts.burnsGas];
+    for (let i = 0; i < 60; i++) targets.push(i % 6 === 0 ? contracts.burnsGas : contracts.answers);
+    targets.push(contracts.reverts, contracts.answers);
+    const calls = targets.map((to, i) => ({ to, data: toHex(i, { size: 4 }) }));
+    const blockNumber = BigInt(await client.request<Hex>("eth_blockNumber", []));
+
+    const metrics = createMetrics();
+    const counted = createRpcClient({ url: anvil.rpcUrl, metrics });
+    const together = await callEach(counted, { calls, blockNumber });
+    const plain = await eth_call(client, { calls, blockNumber });
+
+    // Two chunks, the first asked again at least once for the calls the gas burners left unattempted;
+    // a refused CallEach would have fallen back to one eth_call per call.
+    const sent = (await metrics.rpcCalls.get()).values.find((value) => value.labels.method === "eth_call");
+    expect(sent?.value).toBeGreaterThanOrEqual(3);
+    expect(sent?.value).toBeLessThan(10);
+
+    const outcome = (answer: unknown) => (typeof answer === "string" ? answer : "failed");
+    expect(together.map(outcome)).toEqual(plain.map(outcome));
+    expect(together.length).toBe(calls.length);
+    expect(together.filter((answer) => answer === pad("0x2a")).length).toBe(
+      targets.filter((to) => to === contracts.answers).length,
+    );
+    expect(outcome(together[2])).toBe("0x");
+    expect(together.filter((answer) => typeof answer !== "string").length).toBe(
+      targets.filter((to) => to === contracts.reverts || to === contracts.burnsGas).length,
+    );
+  });
+});
