@@ -25,7 +25,7 @@ import { createTestDatabase, type DatabaseKind, databaseKinds } from "../test/su
 import { startBenchChain } from "./chain/build-chain.ts";
 import { format, load, median } from "./figures.ts";
 import { indexChain, indexerDefaults } from "./index-chain.ts";
-import { type Totals, timedClient, timedDatabase } from "./instrument.ts";
+import { type CpuSeconds, cpuSeconds, type Totals, timedClient, timedDatabase } from "./instrument.ts";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const minimumMs = Number(process.env.BENCH_MIN_SECONDS ?? 30) * 1000;
@@ -140,20 +140,30 @@ try {
   }
   const baseline = "raw fetch (baseline)";
   const sides = [baseline, ...kinds.map((kind) => `sextant index → ${kind}`)];
-  const runs = new Map<string, { ms: number; passes: number; load: string }[]>(
+  const runs = new Map<string, { ms: number; passes: number; load: string; cpu: CpuSeconds | null }[]>(
     sides.map((side) => [side, []]),
   );
   for (let round = 1; round <= rounds; round++) {
     for (const side of sides) {
       const kind = kinds.find((candidate) => side.endsWith(candidate));
       const startLoad = load();
+      const startCpu = cpuSeconds();
       const run = await measuredRun(async () => {
         if (kind) return indexChain(kind, chain.rpcUrl, head, transactions);
         const started = performance.now();
         await rawFetch(chain.rpcUrl, head);
         return performance.now() - started;
       });
-      runs.get(side)?.push({ ...run, load: `${startLoad}→${load()}` });
+      const endCpu = cpuSeconds();
+      const cpu =
+        startCpu && endCpu
+          ? {
+              self: (endCpu.self - startCpu.self) / run.passes,
+              anvil: (endCpu.anvil - startCpu.anvil) / run.passes,
+              postgres: (endCpu.postgres - startCpu.postgres) / run.passes,
+            }
+          : null;
+      runs.get(side)?.push({ ...run, load: `${startLoad}→${load()}`, cpu });
       log(
         `round ${round}: ${side}: ${run.passes} passes in ${format(run.ms)} ms (load ${startLoad}→${load()})\n`,
       );
@@ -168,9 +178,9 @@ try {
       `\nindexing ${format(blocks)} blocks, ${format(transactions)} transactions; median of ${rounds} runs of ≥ ${minimumMs / 1000} s (anvil on loopback)\n`,
     );
     console.log(
-      "| run | passes per run | time per pass | blocks/s | transactions/s | ratio to raw fetch | ratio per round | load (1 min) |",
+      "| run | passes per run | time per pass | blocks/s | transactions/s | ratio to raw fetch | ratio per round | CPU s per pass: this process · anvil · PostgreSQL (cores busy) | load (1 min) |",
     );
-    console.log("|---|---:|---:|---:|---:|---:|---|---|");
+    console.log("|---|---:|---:|---:|---:|---:|---|---|---|");
     for (const side of sides) {
       const sideRuns = runs.get(side) ?? [];
       const rates = sideRuns.map(rate);
@@ -178,8 +188,19 @@ try {
       const perRound = rates
         .map((value, i) => (value / required(rawRates[i], `the raw fetch rate of round ${i + 1}`)).toFixed(2))
         .join(", ");
+      const passMs = median(sideRuns.map((run) => run.ms / run.passes));
+      const cpus = sideRuns.flatMap((run) => (run.cpu ? [run.cpu] : []));
+      const cpu =
+        cpus.length === 0
+          ? "—"
+          : (() => {
+              const [self, anvil, postgres] = (["self", "anvil", "postgres"] as const).map((party) =>
+                median(cpus.map((reading) => reading[party])),
+              ) as [number, number, number];
+              return `${self.toFixed(1)} · ${anvil.toFixed(1)} · ${postgres.toFixed(1)} (${((1000 * (self + anvil + postgres)) / passMs).toFixed(2)})`;
+            })();
       console.log(
-        `| ${side} | ${sideRuns.map((run) => run.passes).join(", ")} | ${format(median(sideRuns.map((run) => run.ms / run.passes)))} ms | ${format(blocksPerSecond)} | ${format((blocksPerSecond * transactions) / blocks)} | ${(blocksPerSecond / median(rawRates)).toFixed(2)} | ${perRound} | ${sideRuns.map((run) => run.load).join(", ")} |`,
+        `| ${side} | ${sideRuns.map((run) => run.passes).join(", ")} | ${format(passMs)} ms | ${format(blocksPerSecond)} | ${format((blocksPerSecond * transactions) / blocks)} | ${(blocksPerSecond / median(rawRates)).toFixed(2)} | ${perRound} | ${cpu} | ${sideRuns.map((run) => run.load).join(", ")} |`,
       );
     }
   }

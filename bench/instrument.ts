@@ -1,3 +1,5 @@
+import { execSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import type { Database, Queryable } from "../src/db/client.ts";
 import type { RpcCall, RpcClient } from "../src/rpc/client.ts";
 
@@ -60,4 +62,45 @@ export function timedDatabase(db: Database, totals: Totals): Database {
     transaction: (work) => timed(totals, "transaction (total)", () => db.transaction((tx) => work(wrap(tx)))),
     close: () => db.close(),
   };
+}
+
+/** CPU seconds used so far, per party to a benchmark. */
+export type CpuSeconds = { self: number; anvil: number; postgres: number };
+
+/**
+ * CPU seconds used so far by this process, by anvil and by PostgreSQL (its live processes, and what
+ * its ended ones used: a closed connection's backend is reaped by the server), read from /proc; null
+ * where there is none. The difference of two readings says which party a run kept busy, and whether
+ * the machine's cores were.
+ */
+export function cpuSeconds(): CpuSeconds | null {
+  if (!existsSync("/proc/self/stat")) return null;
+  const ticksPerSecond = Number(execSync("getconf CLK_TCK").toString()) || 100;
+  const total: CpuSeconds = { self: 0, anvil: 0, postgres: 0 };
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // ended while listed
+    }
+    const command = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    // Fields after the command: utime, stime, cutime and cstime are the 12th to 15th.
+    const fields = stat
+      .slice(stat.lastIndexOf(")") + 2)
+      .split(" ")
+      .map(Number);
+    const [utime = 0, stime = 0, cutime = 0, cstime = 0] = fields.slice(11, 15);
+    const party =
+      Number(pid) === process.pid
+        ? "self"
+        : command.includes("anvil")
+          ? "anvil"
+          : command.includes("postgres")
+            ? "postgres"
+            : null;
+    if (party === null) continue;
+    total[party] += (utime + stime + (party === "postgres" ? cutime + cstime : 0)) / ticksPerSecond;
+  }
+  return total;
 }

@@ -111,11 +111,31 @@ export async function insertRows<Columns extends Record<string, ColumnType>>(
   await db.query(
     `INSERT INTO ${rows.table} (${names.join(", ")})
      SELECT ${casts} FROM unnest(${arrays}) AS u(${names.join(", ")}) ${onConflict}`,
-    columns.map(([name, type]) => {
-      const encode = encoderOf(type);
-      return rows.values[name].map((value) => (value == null ? null : encode(value)));
-    }),
+    columns.map(([name, type]) => arrayLiteral(type, rows.values[name])),
   );
+}
+
+/**
+ * A column's values as one `text[]` literal, which both drivers pass on unchanged: built here, where each
+ * type's text is known to need quoting or not, it costs a fraction of a driver's escaping of every value.
+ */
+function arrayLiteral(type: ColumnType, values: readonly unknown[]): string {
+  const encode = encoderOf(type);
+  // Digits, signs and `true`/`false` need no quotes; bytes (`\x…`), arrays (`{…}`) and text do.
+  const quote =
+    type === "text"
+      ? (text: string) => `"${text.replace(/[\\"]/g, "\\$&")}"`
+      : type === "bytea"
+        ? (text: string) => `"\\${text}"`
+        : type.endsWith("[]")
+          ? (text: string) => `"${text}"`
+          : (text: string) => text;
+  const elements = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    elements[i] = value == null ? "NULL" : quote(encode(value));
+  }
+  return `{${elements.join(",")}}`;
 }
 
 /**

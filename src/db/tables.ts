@@ -432,13 +432,26 @@ export async function insertTable<Name extends RangeTable>(tx: Queryable, name: 
   else await copyRows(tx, generic);
 }
 
-/** Writes a range's rows into every table, in the registry's order, inside the caller's transaction. */
+/**
+ * Writes a range's rows into every table, in the registry's order, inside the caller's transaction. The
+ * tables written plainly are sent without waiting for one another (the connection runs them in order),
+ * so that the database stores one while the next is encoded; a step of its own waits for them first.
+ */
 export async function insertRange(tx: Queryable, rows: RangeRows, range: { from: bigint; to: bigint }) {
+  let sent: Promise<void>[] = [];
+  const settle = async () => {
+    const writes = sent;
+    sent = [];
+    await Promise.all(writes);
+  };
   for (const [name, table] of Object.entries(tables) as [keyof Tables, TableDefinition][]) {
     const write = table.write;
-    if (write && "run" in write) await write.run(tx, rows, range);
-    else if (table.columns) await insertTable(tx, name as RangeTable, rows[name as RangeTable]);
+    if (write && "run" in write) {
+      await settle();
+      await write.run(tx, rows, range);
+    } else if (table.columns) sent.push(insertTable(tx, name as RangeTable, rows[name as RangeTable]));
   }
+  await settle();
 }
 
 /**

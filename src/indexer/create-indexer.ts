@@ -20,10 +20,10 @@ import type { RpcFullBlock } from "../rpc/types.ts";
 import { sleep } from "../sleep.ts";
 import { attachTokens } from "./attach-tokens.ts";
 import { chooseTracer, type Tracer } from "./choose-tracer.ts";
-import { type FetchedRange, fetchRange } from "./fetch-range.ts";
+import { fetchRange } from "./fetch-range.ts";
 import { retryForever } from "./retry.ts";
 import { scanStoredUserOperations } from "./scan-stored-user-operations.ts";
-import { transformRange } from "./transform-range.ts";
+import { type TransformedRange, transformRange } from "./transform-range.ts";
 import { canonicalEntryPoints, type EntryPoints } from "./user-operations.ts";
 
 export type CreateIndexerParameters = {
@@ -142,26 +142,16 @@ export function createIndexer({
     }
   }
 
-  /** The range's rows; token-transfer-shaped logs that fit no layout are skipped and reported. */
-  async function rowsOf(range: FetchedRange, keptUpTo: bigint | undefined, signal: AbortSignal | undefined) {
-    const transformed = transformRange(range, { entryPoints });
-    // Token rows are only pushed once every read succeeded, so a retry starts from clean rows.
-    await retryForever(() => attachTokens({ client, db, range: transformed, keptUpTo }), {
-      what: `tokens of blocks ${range.from}-${range.to}`,
-      logger,
-      signal,
-    });
-    if (transformed.malformedTokenTransfers > 0) {
-      logger.warn(
-        { from: Number(range.from), to: Number(range.to), skipped: transformed.malformedTokenTransfers },
-        "skipped malformed token transfer logs",
-      );
-    }
-    return transformed.rows;
-  }
-
-  function fetchWithRetry(from: bigint, to: bigint, signal?: AbortSignal): Promise<FetchedRange> {
-    return retryForever(
+  /**
+   * Fetches a range and turns it into rows at once, so that the transform runs while earlier ranges are
+   * written; its tokens are read and attached when it is written (rowsOf).
+   */
+  async function fetchAndTransform(
+    from: bigint,
+    to: bigint,
+    signal?: AbortSignal,
+  ): Promise<TransformedRange> {
+    const range = await retryForever(
       () => fetchRange(client, { from, to, knownContracts, describedTokens, tracer: state.tracer ?? "none" }),
       {
         what: `blocks ${from}-${to}`,
@@ -169,6 +159,25 @@ export function createIndexer({
         signal,
       },
     );
+    return transformRange(range, { entryPoints });
+  }
+
+  /** The range's rows; token-transfer-shaped logs that fit no layout are skipped and reported. */
+  async function rowsOf(transformed: TransformedRange, keptUpTo: bigint | undefined, signal?: AbortSignal) {
+    const { from, to } = transformed;
+    // Token rows are only pushed once every read succeeded, so a retry starts from clean rows.
+    await retryForever(() => attachTokens({ client, db, range: transformed, keptUpTo }), {
+      what: `tokens of blocks ${from}-${to}`,
+      logger,
+      signal,
+    });
+    if (transformed.malformedTokenTransfers > 0) {
+      logger.warn(
+        { from: Number(from), to: Number(to), skipped: transformed.malformedTokenTransfers },
+        "skipped malformed token transfer logs",
+      );
+    }
+    return transformed.rows;
   }
 
   async function catchUp(target?: bigint, signal?: AbortSignal): Promise<bigint | null> {
@@ -185,20 +194,20 @@ export function createIndexer({
     let writtenTransactions = 0;
     let lastLog = began;
     // Fetches run up to `concurrency` ranges ahead; writes happen strictly in order.
-    const inFlight: Promise<FetchedRange>[] = [];
+    const inFlight: Promise<TransformedRange>[] = [];
     const launch = () => {
       while (inFlight.length < concurrency) {
         const next = unfetched.next();
         if (next.done) return;
         const [from, to] = next.value;
-        const pending = fetchWithRetry(from, to, signal);
+        const pending = fetchAndTransform(from, to, signal);
         pending.catch(() => {});
         inFlight.push(pending);
       }
     };
     launch();
     while (inFlight.length > 0) {
-      const range = await (inFlight.shift() as Promise<FetchedRange>);
+      const range = await (inFlight.shift() as Promise<TransformedRange>);
       launch();
       signal?.throwIfAborted();
       try {
@@ -215,10 +224,11 @@ export function createIndexer({
         return state.indexedBlock;
       }
       state.indexedBlock = range.to;
-      const transactions = range.blocks.reduce((sum, block) => sum + block.transactions.length, 0);
-      written += range.blocks.length;
+      const transactions = range.rows.transactions.length;
+      const blocks = range.rows.blocks.length;
+      written += blocks;
       writtenTransactions += transactions;
-      state.blocksWritten += range.blocks.length;
+      state.blocksWritten += blocks;
       state.transactionsWritten += transactions;
       logger.debug({ from: Number(range.from), to: Number(range.to) }, "range written");
       if (Date.now() - lastLog > 5_000) {
@@ -302,7 +312,7 @@ export function createIndexer({
     if (end <= ancestor) {
       await rollBackTo(db, ancestor);
     } else {
-      const range = await fetchWithRetry(ancestor + 1n, end, signal);
+      const range = await fetchAndTransform(ancestor + 1n, end, signal);
       await writeRange(db, {
         from: range.from,
         to: range.to,

@@ -20,8 +20,11 @@ export type TransformRangeOptions = {
 };
 
 export type TransformedRange = {
+  from: bigint;
   /** The range's last block, where its tokens' state is read (see attachTokens). */
   to: bigint;
+  /** The parent hash of block `from`, which the stored block below must have. */
+  parentHash: FetchedRange["parentHash"];
   /** The rows of each table, handed to the database's writer. */
   rows: RangeRows;
   tokenCandidates: FetchedRange["tokenCandidates"];
@@ -92,7 +95,9 @@ export function transformRange(
     pushUserOperationRows(rows, extractUserOperations(bundleTransactionsOf(range, entryPoints), entryPoints));
   }
   return {
+    from: range.from,
     to: range.to,
+    parentHash: range.parentHash,
     rows,
     tokenCandidates: range.tokenCandidates,
     tokenReadings: range.tokenReadings,

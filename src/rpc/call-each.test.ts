@@ -14,6 +14,8 @@ const codes = {
   reverts: "0x60006000fd",
   /** Loops until its gas is gone. */
   burnsGas: "0x5b600056",
+  /** Returns 1,000 zero bytes. */
+  answersLong: "0x6103e86000f3",
 } as const satisfies Record<string, Hex>;
 
 describe("callEach", () => {
@@ -33,12 +35,13 @@ describe("callEach", () => {
   }, 60_000);
   afterAll(() => anvil?.stop());
 
-  it("answers every call as eth_call does, in order, also past contracts that burn all their gas", async () => {
+  it("answers every call as eth_call does, in order, past gas burners and answers too long for one request", async () => {
     const account = pad("0x1234", { size: 20 });
-    // More calls than one request takes, and enough gas burners that a request runs out of gas for
-    // the next call and the rest are asked for again.
+    // Enough gas burners that a request runs out of gas for the next call, and enough long answers that
+    // they do not fit in what one request returns: the rest are asked for again.
     const targets: Address[] = [contracts.answers, contracts.reverts, account, contracts.burnsGas];
     for (let i = 0; i < 60; i++) targets.push(i % 6 === 0 ? contracts.burnsGas : contracts.answers);
+    for (let i = 0; i < 30; i++) targets.push(contracts.answersLong);
     targets.push(contracts.reverts, contracts.answers);
     const calls = targets.map((to, i) => ({ to, data: toHex(i, { size: 4 }) }));
     const blockNumber = BigInt(await client.request<Hex>("eth_blockNumber", []));
@@ -48,11 +51,12 @@ describe("callEach", () => {
     const together = await callEach(counted, { calls, blockNumber });
     const plain = await eth_call(client, { calls, blockNumber });
 
-    // Two chunks, the first asked again at least once for the calls the gas burners left unattempted;
-    // a refused CallEach would have fallen back to one eth_call per call.
+    // Asked again for the calls left unattempted; a refused CallEach would have fallen back to one
+    // eth_call per call.
     const sent = (await metrics.rpcCalls.get()).values.find((value) => value.labels.method === "eth_call");
     expect(sent?.value).toBeGreaterThanOrEqual(3);
     expect(sent?.value).toBeLessThan(10);
+    expect(together.filter((answer) => answer === pad("0x", { size: 1000 })).length).toBe(30);
 
     const outcome = (answer: unknown) => (typeof answer === "string" ? answer : "failed");
     expect(together.map(outcome)).toEqual(plain.map(outcome));

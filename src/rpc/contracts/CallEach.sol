@@ -4,21 +4,26 @@ pragma solidity ^0.8.20;
 /// @notice Never deployed: `eth_call` runs its creation code with the arguments appended, and the
 /// constructor returns, in place of runtime code, `abi.encode(attempted, ok, results)`. So one
 /// `eth_call` reads many contracts against one block's state, which a node then loads once.
-/// @dev Each call gets at most `gasEach`, so one contract that burns its gas cannot starve the others;
-/// the loop stops (`attempted` < the number of calls) when what is left could not pay for one more call
-/// and for returning everything (a creation pays 200 gas a byte of the code it returns), and the caller
-/// asks for the rest again. Return data is cut at `maxReturn` bytes to bound memory.
+/// @dev Each call gets at most `gasEach`, so one contract that burns its gas cannot starve the others.
+/// The loop stops (`attempted` < the number of calls, and the caller asks for the rest again) before
+/// one more answer could make the returned code longer than a creation may return (24,576 bytes,
+/// EIP-170), or when what is left could not pay for one more call and for returning everything (a
+/// creation pays 200 gas a byte of its code). Return data is cut at `maxReturn` bytes.
 contract CallEach {
     constructor(address[] memory targets, bytes[] memory data, uint256 gasEach, uint256 maxReturn) {
         uint256 count = targets.length;
         bool[] memory ok = new bool[](count);
         bytes[] memory results = new bytes[](count);
         uint256 attempted;
-        // abi.encode's head: attempted and two array offsets and lengths, then a word of ok per call.
-        uint256 encodedBytes = 160 + 32 * count;
-        while (attempted < count && gasleft() > gasEach + 100_000 + 250 * (encodedBytes + 64 + maxReturn)) {
+        // abi.encode's words: attempted, two offsets and two lengths; per call an ok, an offset and a
+        // length; then each answer, padded to words.
+        uint256 encodedBytes = 160 + 96 * count;
+        while (
+            attempted < count && encodedBytes + maxReturn + 32 <= 24_576
+                && gasleft() > gasEach + 100_000 + 250 * (encodedBytes + maxReturn + 32)
+        ) {
             (ok[attempted], results[attempted]) = callOne(targets[attempted], data[attempted], gasEach, maxReturn);
-            encodedBytes += 64 + ((results[attempted].length + 31) / 32) * 32;
+            encodedBytes += ((results[attempted].length + 31) / 32) * 32;
             attempted++;
         }
         bytes memory encoded = abi.encode(attempted, ok, results);
