@@ -69,4 +69,21 @@ describe("callEach", () => {
       targets.filter((to) => to === contracts.reverts || to === contracts.burnsGas).length,
     );
   });
+
+  it("answers more calls than one request holds in a few requests", async () => {
+    const calls = Array.from({ length: 600 }, (_, i) => ({
+      to: i % 3 === 0 ? contracts.reverts : contracts.answers,
+      data: toHex(i, { size: 4 }),
+    }));
+    const blockNumber = BigInt(await client.request<Hex>("eth_blockNumber", []));
+    const metrics = createMetrics();
+    const together = await callEach(createRpcClient({ url: anvil.rpcUrl, metrics }), { calls, blockNumber });
+
+    expect(together.map((answer) => (typeof answer === "string" ? answer : "failed"))).toEqual(
+      calls.map((call) => (call.to === contracts.answers ? pad("0x2a") : "failed")),
+    );
+    // 600 plain calls had the fallback been taken.
+    const sent = (await metrics.rpcCalls.get()).values.find((value) => value.labels.method === "eth_call");
+    expect(sent?.value).toBeLessThanOrEqual(12);
+  });
 });

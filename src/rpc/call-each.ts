@@ -102,11 +102,10 @@ function decodeAnswer(answer: Hex, count: number): { ok: readonly boolean[]; res
     );
   }
   const [attempted, ok, results] = decoded;
-  if (attempted > BigInt(count) || ok.length !== count || results.length !== count) {
+  if (attempted > BigInt(count) || ok.length !== Number(attempted) || results.length !== ok.length) {
     throw new RpcInvalidAnswerError(
       `eth_call of CallEach answered ${attempted} of ${count} calls inconsistently`,
     );
   }
-  const done = Number(attempted);
-  return { ok: ok.slice(0, done), results: results.slice(0, done) };
+  return { ok, results };
 }

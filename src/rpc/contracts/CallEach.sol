@@ -2,7 +2,8 @@
 pragma solidity ^0.8.20;
 
 /// @notice Never deployed: `eth_call` runs its creation code with the arguments appended, and the
-/// constructor returns, in place of runtime code, `abi.encode(attempted, ok, results)`. So one
+/// constructor returns, in place of runtime code, `abi.encode(attempted, ok, results)` for the calls it
+/// attempted, the first `attempted` of those given. So one
 /// `eth_call` reads many contracts against one block's state, which a node then loads once.
 /// @dev Each call gets at most `gasEach`, so one contract that burns its gas cannot starve the others.
 /// The loop stops (`attempted` < the number of calls, and the caller asks for the rest again) before
@@ -15,16 +16,21 @@ contract CallEach {
         bool[] memory ok = new bool[](count);
         bytes[] memory results = new bytes[](count);
         uint256 attempted;
-        // abi.encode's words: attempted, two offsets and two lengths; per call an ok, an offset and a
-        // length; then each answer, padded to words.
-        uint256 encodedBytes = 160 + 96 * count;
+        // abi.encode's words: attempted, two offsets and two lengths; per attempted call an ok, an
+        // offset, a length and its answer, padded to words.
+        uint256 encodedBytes = 160;
         while (
-            attempted < count && encodedBytes + maxReturn + 32 <= 24_576
-                && gasleft() > gasEach + 100_000 + 250 * (encodedBytes + maxReturn + 32)
+            attempted < count && encodedBytes + 96 + maxReturn + 32 <= 24_576
+                && gasleft() > gasEach + 100_000 + 250 * (encodedBytes + 96 + maxReturn + 32)
         ) {
             (ok[attempted], results[attempted]) = callOne(targets[attempted], data[attempted], gasEach, maxReturn);
-            encodedBytes += ((results[attempted].length + 31) / 32) * 32;
+            encodedBytes += 96 + ((results[attempted].length + 31) / 32) * 32;
             attempted++;
+        }
+        // Only the attempted calls are answered: the arrays are cut to them in place.
+        assembly {
+            mstore(ok, attempted)
+            mstore(results, attempted)
         }
         bytes memory encoded = abi.encode(attempted, ok, results);
         assembly {
