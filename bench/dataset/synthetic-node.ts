@@ -54,7 +54,10 @@ export function createSyntheticNode(chain: SyntheticChain): RpcClient {
       case "eth_getStorageAt":
         return `0x${"0".repeat(64)}`;
       case "eth_call": {
-        const { to, data } = params[0] as { to: string; data: string };
+        const { to, data } = params[0] as { to?: string; data: string };
+        // It runs no EVM: a call that creates (CallEach) is refused, and Sextant makes the plain calls.
+        if (to === undefined)
+          throw new RpcResponseError({ method, code: -32000, message: "creation calls are not served here" });
         return chain.call(to, data, number(params[1]));
       }
       default:
@@ -70,8 +73,15 @@ export function createSyntheticNode(chain: SyntheticChain): RpcClient {
     async batch<T>(calls: RpcCall[]) {
       return calls.map((call) => answer(call.method, call.params)) as T[];
     },
-    async batchAccepting<T>(calls: RpcCall[]) {
-      return calls.map((call) => answer(call.method, call.params)) as T[];
+    async batchAccepting<T>(calls: RpcCall[], accept: (error: RpcResponseError) => boolean) {
+      return calls.map((call) => {
+        try {
+          return answer(call.method, call.params);
+        } catch (error) {
+          if (error instanceof RpcResponseError && accept(error)) return error;
+          throw error;
+        }
+      }) as (T | RpcResponseError)[];
     },
   };
 }
