@@ -1,7 +1,7 @@
 import { decodeAbiParameters, encodeDeployData, type Hex, parseAbi } from "viem";
 import { callEachBytecode } from "./call-each-bytecode.ts";
 import type { RpcClient } from "./client.ts";
-import { RpcInvalidAnswerError, RpcResponseError } from "./errors.ts";
+import { isStateUnavailable, RpcInvalidAnswerError, RpcResponseError } from "./errors.ts";
 import { type EthCallParameters, type EthCallReturnType, eth_call } from "./eth_call.ts";
 import { readState } from "./read-state.ts";
 import { toHexQuantity } from "./types.ts";
@@ -67,8 +67,9 @@ export async function callEach(
               ],
             },
           ],
-          // Any refusal, even one that might pass on a retry, is answered by the plain calls.
-          () => true,
+          // A node without that block's state is asked at its head (readState); any other refusal, even
+          // one that might pass on a retry, is answered by the plain calls.
+          (error) => !isStateUnavailable(error),
         );
         const attempted = typeof answer === "string" ? decodeAnswer(answer, chunk.length) : null;
         if (attempted === null || attempted.ok.length === 0) {
