@@ -159,6 +159,41 @@ describe("decodeInput", () => {
     expect(decodeInput({ input: `0xa9059cbb${"00".repeat(32)}` })).toBeNull();
   });
 
+  test("the arguments' head decides what is too short: static tuples and fixed arrays inline, dynamic values one word", () => {
+    const own = parseAbi([
+      "function place((uint256 x, address owner) point, uint8[3] small, uint256[2][2] grid, (uint256 id, address to)[2] pair)",
+      "function tag(bytes data, string label, (uint256 id, string note) entry, uint256[] ids, address to)",
+    ]);
+    const place = encodeFunctionData({
+      abi: own,
+      functionName: "place",
+      args: [
+        { x: 1n, owner: alice },
+        [1, 2, 3],
+        [
+          [1n, 2n],
+          [3n, 4n],
+        ],
+        [
+          { id: 5n, to: bob },
+          { id: 6n, to: alice },
+        ],
+      ],
+    });
+    // All static: the encoding is the head, 2 + 3 + 4 + 4 words.
+    expect((place.length - 10) / 64).toBe(13);
+    expect(decodeInput({ input: place, abi: own })?.method_call).toMatch(/^place\(/);
+    expect(decodeInput({ input: place.slice(0, -2), abi: own })).toBeNull();
+    const tag = encodeFunctionData({
+      abi: own,
+      functionName: "tag",
+      args: ["0x", "", { id: 1n, note: "" }, [], bob],
+    });
+    expect(decodeInput({ input: tag, abi: own })?.method_call).toMatch(/^tag\(/);
+    // Five words of head (four offsets and an address); cut inside it, nothing decodes.
+    expect(decodeInput({ input: tag.slice(0, 10 + 5 * 64 - 2), abi: own })).toBeNull();
+  });
+
   test("upper-case input decodes like lower-case", () => {
     const input = encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [alice, 1n] });
     expect(decodeInput({ input: input.toUpperCase().replace("0X", "0x") })).toEqual(decodeInput({ input }));
