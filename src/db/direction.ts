@@ -15,3 +15,25 @@ export type DirectionFilter = "to" | "from";
 export function receivedOrCreatedBits(filter: DirectionFilter): number {
   return filter === "from" ? Direction.from : Direction.to | Direction.created;
 }
+
+/**
+ * The `direction` values a row of `address_transactions` can hold: sender, recipient, both (a transfer to
+ * itself), or the contract a creation made (a creation has no recipient, and its sender is not the
+ * contract it creates).
+ */
+export const transactionDirections = [
+  Direction.from,
+  Direction.to,
+  Direction.from | Direction.to,
+  Direction.created,
+] as const;
+
+/**
+ * The `direction` values of `address_transactions` a `filter` keeps, all of them without one: the index
+ * keys follow the address with its direction, so a page reads one key range per value.
+ */
+export function transactionDirectionsFor(filter: DirectionFilter | undefined): number[] {
+  if (filter === undefined) return [...transactionDirections];
+  const bits = receivedOrCreatedBits(filter);
+  return transactionDirections.filter((direction) => (direction & bits) !== 0);
+}

@@ -1,4 +1,5 @@
 import type { Queryable } from "./client.ts";
+import { transactionDirections } from "./direction.ts";
 import {
   type ColumnType,
   copyRows,
@@ -130,7 +131,7 @@ export const tables = {
   }),
   addressTransactions: defineTable({
     name: "address_transactions",
-    key: ["address", "block_number", "transaction_index"],
+    key: ["address", "direction", "block_number", "transaction_index"],
     columns: {
       address: "bytea",
       block_number: "int8",
@@ -143,6 +144,7 @@ export const tables = {
     reorganization: {
       delete: `DELETE FROM address_transactions a USING transactions t
         WHERE t.block_number > $1 AND a.address IN (t.from_address, t.to_address, t.created_contract)
+          AND a.direction IN (${transactionDirections.join(", ")})
           AND a.block_number = t.block_number AND a.transaction_index = t.index`,
     },
   }),

@@ -1,5 +1,5 @@
 import type { Queryable } from "../client.ts";
-import { type DirectionFilter, receivedOrCreatedBits } from "../direction.ts";
+import { type DirectionFilter, transactionDirections, transactionDirectionsFor } from "../direction.ts";
 import { byteaParam } from "../table-rows.ts";
 import { hexColumn, keysetCondition } from "./keyset.ts";
 
@@ -71,7 +71,8 @@ export const transactionColumns = `
 
 /**
  * One page of the transactions an address takes part in, in the requested order, from the
- * address→transaction index alone (one index range scan, whatever the sort), then the page's rows.
+ * address→transaction indexes alone (one index range scan per direction the filter keeps, whatever the
+ * sort), then the page's rows.
  */
 export async function listAddressTransactions(
   db: Queryable,
@@ -84,26 +85,35 @@ export async function listAddressTransactions(
     fee: [cursor.fee, cursor.block_number, cursor.index],
   }[sort];
   const keyset = keysetCondition(columns, values, order, 3);
-  const direction = filter ? `AND a.direction & ${receivedOrCreatedBits(filter)} <> 0` : "";
   const ordering = columns.map((column) => `${column} ${order}`).join(", ");
+  // Each direction is a range of the index keyed (address, direction, sort key): the page merges the
+  // first rows of each range, so a direction the address rarely takes never walks the other one's rows.
+  const ranges = transactionDirectionsFor(filter).map(
+    (direction) => `(SELECT a.block_number, a.transaction_index, a.value, a.fee
+       FROM address_transactions a
+       WHERE a.address = $1 AND a.direction = ${direction} AND ${keyset.sql}
+       ORDER BY ${ordering}
+       LIMIT $2)`,
+  );
   // The page's keys first, then its rows: joined in one statement, the planner may merge-join blocks or
   // transactions and walk them from the newest down to the cursor, a cost that grows with the depth.
   return db.query<TransactionRow>(
-    `WITH a AS MATERIALIZED (
-       SELECT a.block_number, a.transaction_index, a.value, a.fee
-       FROM address_transactions a
-       WHERE a.address = $1 AND ${keyset.sql} ${direction}
+    `WITH page AS MATERIALIZED (
+       SELECT * FROM (${ranges.join(" UNION ALL ")}) a
        ORDER BY ${ordering}
        LIMIT $2
      )
      SELECT ${transactionColumns}
-     FROM a
+     FROM page a
      JOIN transactions t ON t.block_number = a.block_number AND t.index = a.transaction_index
      JOIN blocks b ON b.number = a.block_number
      ORDER BY ${ordering}`,
     [byteaParam(address), limit, ...keyset.params],
   );
 }
+
+/** Every direction, so that a lookup by position probes each direction's key range of the index. */
+const anyDirection = transactionDirections.join(", ");
 
 /**
  * The cursor values of one transaction of the address, to resume after it when a client sent only its
@@ -120,11 +130,12 @@ export async function findAddressTransactionCursor(
     "hash" in transaction
       ? `SELECT a.block_number, a.transaction_index AS index, a.value, a.fee
          FROM transactions t
-         JOIN address_transactions a ON a.address = $1 AND a.block_number = t.block_number AND a.transaction_index = t.index
+         JOIN address_transactions a ON a.address = $1 AND a.direction IN (${anyDirection})
+           AND a.block_number = t.block_number AND a.transaction_index = t.index
          WHERE t.hash = $2`
       : `SELECT a.block_number, a.transaction_index AS index, a.value, a.fee
          FROM address_transactions a
-         WHERE a.address = $1 AND a.block_number = $2 AND a.transaction_index = $3`,
+         WHERE a.address = $1 AND a.direction IN (${anyDirection}) AND a.block_number = $2 AND a.transaction_index = $3`,
     "hash" in transaction
       ? [byteaParam(address), byteaParam(transaction.hash)]
       : [byteaParam(address), transaction.block_number, transaction.index],
