@@ -127,23 +127,35 @@ export const addressTransactions = defineEndpoint<{
       const transaction = { block_number: cursor.block_number, index: cursor.index };
       cursor = (await findAddressTransactionCursor(db, { address, transaction })) ?? cursor;
     }
-    const rows = await listAddressTransactions(db, {
-      address,
-      filter: query.filter,
-      sort,
-      order,
-      cursor,
-      limit: pageSize + 1,
-    });
+    // Three rounds of statements, each waiting only for what it needs: the page (and the head); what the
+    // page's rows name (transfers, actions, ABIs); then what the rows and transfers name.
+    const [rows, head] = await Promise.all([
+      listAddressTransactions(db, {
+        address,
+        filter: query.filter,
+        sort,
+        order,
+        cursor,
+        limit: pageSize + 1,
+      }),
+      chainHead(request),
+    ]);
     const shown = rows.slice(0, pageSize);
-    const transfers = await listTokenTransfers(db, {
-      transactions: shown,
-      perTransaction: transferPreview + 1,
-      types: [],
-      cursor: {},
-      limit: shown.length * (transferPreview + 1),
-    });
-    const [addresses, tokens, head, actions, abis] = await Promise.all([
+    const [transfers, actions, abis] = await Promise.all([
+      listTokenTransfers(db, {
+        transactions: shown,
+        perTransaction: transferPreview + 1,
+        types: [],
+        cursor: {},
+        limit: shown.length * (transferPreview + 1),
+      }),
+      loadTransactionActions(db, protocols, shown),
+      findContractAbis(
+        db,
+        shown.flatMap((row) => (row.to_address === null ? [] : [row.to_address])),
+      ),
+    ]);
+    const [addresses, tokens] = await Promise.all([
       findAddresses(db, [
         ...rows.flatMap(transactionAddresses),
         ...transfers.flatMap(tokenTransferAddresses),
@@ -151,12 +163,6 @@ export const addressTransactions = defineEndpoint<{
       findTokens(
         db,
         transfers.map((transfer) => transfer.token_address),
-      ),
-      chainHead(request),
-      loadTransactionActions(db, protocols, shown),
-      findContractAbis(
-        db,
-        shown.flatMap((row) => (row.to_address === null ? [] : [row.to_address])),
       ),
     ]);
     const byTransaction = new Map<string, unknown[]>();
