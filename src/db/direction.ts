@@ -28,12 +28,22 @@ export const transactionDirections = [
   Direction.created,
 ] as const;
 
+/** The `direction` values a row of `address_token_transfers` can hold: sender, recipient, or both. */
+export const transferDirections = [Direction.from, Direction.to, Direction.from | Direction.to] as const;
+
 /**
  * The `direction` values of `address_transactions` a `filter` keeps, all of them without one: the index
  * keys follow the address with its direction, so a page reads one key range per value.
  */
 export function transactionDirectionsFor(filter: DirectionFilter | undefined): number[] {
-  if (filter === undefined) return [...transactionDirections];
-  const bits = receivedOrCreatedBits(filter);
-  return transactionDirections.filter((direction) => (direction & bits) !== 0);
+  return directionsWith(transactionDirections, filter && receivedOrCreatedBits(filter));
+}
+
+/** The `direction` values of `address_token_transfers` a `filter` keeps, as {@link transactionDirectionsFor}. */
+export function transferDirectionsFor(filter: DirectionFilter | undefined): number[] {
+  return directionsWith(transferDirections, filter && Direction[filter]);
+}
+
+function directionsWith(values: readonly number[], bits: number | undefined): number[] {
+  return values.filter((direction) => bits === undefined || (direction & bits) !== 0);
 }

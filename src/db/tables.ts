@@ -1,5 +1,5 @@
 import type { Queryable } from "./client.ts";
-import { transactionDirections } from "./direction.ts";
+import { transactionDirections, transferDirections } from "./direction.ts";
 import {
   type ColumnType,
   copyRows,
@@ -314,7 +314,7 @@ export const tables = {
   }),
   addressTokenTransfers: defineTable({
     name: "address_token_transfers",
-    key: ["address", "block_number", "log_index"],
+    key: ["address", "direction", "block_number", "log_index"],
     columns: {
       address: "bytea",
       block_number: "int8",
@@ -325,6 +325,7 @@ export const tables = {
     reorganization: {
       delete: `DELETE FROM address_token_transfers a USING token_transfers t
         WHERE t.block_number > $1 AND a.address IN (t.from_address, t.to_address)
+          AND a.direction IN (${transferDirections.join(", ")})
           AND a.block_number = t.block_number AND a.log_index = t.log_index`,
     },
   }),

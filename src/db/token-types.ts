@@ -1,4 +1,5 @@
 import type { Queryable } from "./client.ts";
+import { transferDirections } from "./direction.ts";
 import { byteaText, insertRows } from "./table-rows.ts";
 import type { RangeRows } from "./tables.ts";
 
@@ -37,8 +38,8 @@ export async function storeTokensAndTypes(tx: Queryable, rows: RangeRows): Promi
       `UPDATE address_token_transfers a SET token_contract_type = c.type
        FROM unnest($1::text[]::bytea[], $2::text[]) AS c(address, type)
        JOIN token_transfers t ON t.token_address = c.address
-       WHERE a.address IN (t.from_address, t.to_address) AND a.block_number = t.block_number
-         AND a.log_index = t.log_index`,
+       WHERE a.address IN (t.from_address, t.to_address) AND a.direction IN (${transferDirections.join(", ")})
+         AND a.block_number = t.block_number AND a.log_index = t.log_index`,
       params,
     );
     await tx.query(

@@ -1,5 +1,5 @@
 import type { Queryable } from "../client.ts";
-import { Direction, type DirectionFilter } from "../direction.ts";
+import { type DirectionFilter, transferDirectionsFor } from "../direction.ts";
 import { byteaParam } from "../table-rows.ts";
 import { hexColumn } from "./keyset.ts";
 import type { InstanceColumns } from "./token-balances.ts";
@@ -72,11 +72,19 @@ export async function listTokenTransfers(
     return `$${params.length}`;
   };
   // Each type kept is its own index range scan (on the type stamped on the rows, see storeTokensAndTypes),
-  // merged in page order: no walk past the transfers of other types, however old the matches are.
+  // merged in page order: no walk past the transfers of other types, however old the matches are. An
+  // address's rows are split further by direction, which follows the address in their keys: one range
+  // per direction the filter keeps and type, so a rare direction never walks the other one's rows.
+  const typeParams = [...new Set(types)].map((type) => bind(type));
   const typed = (table: string) =>
-    types.length === 0
+    typeParams.length === 0
       ? table
-      : `(${[...new Set(types)].map((type) => `SELECT * FROM ${table} WHERE token_contract_type = ${bind(type)}`).join(" UNION ALL ")})`;
+      : `(${typeParams.map((type) => `SELECT * FROM ${table} WHERE token_contract_type = ${type}`).join(" UNION ALL ")})`;
+  const typeRanges = (alias: string) =>
+    typeParams.length === 0 ? [[]] : typeParams.map((type) => [`${alias}.token_contract_type = ${type}`]);
+  const addressRanges = transferDirectionsFor(filter).flatMap((direction) =>
+    typeRanges("a").map((range) => [`a.direction = ${direction}`, ...range]),
+  );
   // A page of the list (no `transactions`) takes its transfers' keys first, by the index of its source,
   // then joins their rows: a cursor bounds the index scan itself, not a join walking down to it.
   const keysFirst = transactions === undefined && !oldestFirst;
@@ -86,7 +94,6 @@ export async function listTokenTransfers(
   const transferWhere: string[] = [];
   if (address !== undefined) {
     addressWhere.push(`a.address = ${bind(byteaParam(address))}`);
-    if (filter) addressWhere.push(`a.direction & ${Direction[filter]} <> 0`);
   }
   if (token !== undefined) transferWhere.push(`t.token_address = ${bind(byteaParam(token))}`);
   if (transactions !== undefined) {
@@ -120,24 +127,46 @@ export async function listTokenTransfers(
     conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : "";
   const joinTransfers =
     "JOIN token_transfers t ON t.block_number = a.block_number AND t.log_index = a.log_index";
-  const addressRows = () => `${typed("address_token_transfers")} a`;
+  const pageOrder = (alias: string) =>
+    `ORDER BY ${alias}.block_number DESC, ${alias}.log_index DESC LIMIT $1 + 1`;
   // Every stored transfer gives at least one row (a batch without ids is malformed and not stored); the
   // cursor's own batch may give none past its position: one more transfer than the page's rows fills it.
-  const pageOfTransfers = (from: string, conditions: string[]) =>
-    `(SELECT t.* FROM ${from} ${whereSql(conditions)}
-      ORDER BY ${key}.block_number DESC, ${key}.log_index DESC LIMIT $1 + 1) t`;
+  // Each range is read in page order and cut at that many before the ranges merge: left to merge them,
+  // the planner may read a range whole and sort it, a cost that grows with the address's history.
+  const firstOfRanges = (select: string, from: string, alias: string, ranges: string[][]) =>
+    `(SELECT * FROM (${ranges
+      .map((range) => `(SELECT ${select} FROM ${from} ${whereSql(range)} ${pageOrder(alias)})`)
+      .join(" UNION ALL ")}) ${alias} ${pageOrder(alias)}) ${alias}`;
   let transfers: string;
   if (address === undefined)
     transfers = keysFirst
-      ? pageOfTransfers(`${typed("token_transfers")} t`, transferWhere)
+      ? firstOfRanges(
+          "t.*",
+          "token_transfers t",
+          "t",
+          typeRanges("t").map((range) => [...transferWhere, ...range]),
+        )
       : `${typed("token_transfers")} t`;
-  else if (!keysFirst) transfers = `${addressRows()} ${joinTransfers}`;
+  else if (!keysFirst)
+    transfers = `(${addressRanges
+      .map((range) => `SELECT a.* FROM address_token_transfers a ${whereSql(range)}`)
+      .join(" UNION ALL ")}) a ${joinTransfers}`;
   else if (transferWhere.length === 0)
     // The keys from the address's index alone: joined there, the planner may walk every transfer of the
     // chain newest first and look each up in the address's index when it expects many matches.
-    transfers = `(SELECT a.block_number, a.log_index FROM ${addressRows()} ${whereSql(addressWhere)}
-      ORDER BY a.block_number DESC, a.log_index DESC LIMIT $1 + 1) a ${joinTransfers}`;
-  else transfers = pageOfTransfers(`${addressRows()} ${joinTransfers}`, [...addressWhere, ...transferWhere]);
+    transfers = `${firstOfRanges(
+      "a.block_number, a.log_index",
+      "address_token_transfers a",
+      "a",
+      addressRanges.map((range) => [...addressWhere, ...range]),
+    )} ${joinTransfers}`;
+  else
+    transfers = firstOfRanges(
+      "t.*",
+      `address_token_transfers a ${joinTransfers}`,
+      "t",
+      addressRanges.map((range) => [...addressWhere, ...range, ...transferWhere]),
+    );
   const outerWhere = keysFirst ? [] : [...addressWhere, ...transferWhere];
   // No page shows more ids of one batch than this: a batch of 20,000 ids is not spread whole for a page.
   const rowsPerTransfer = `${bind(perTransaction ?? limit)}::int`;
