@@ -174,41 +174,47 @@ export async function listTokenTransfers(
     perTransaction === undefined
       ? ""
       : `, row_number() OVER (PARTITION BY t.block_number, t.transaction_index ORDER BY t.log_index, x.position) AS nth`;
-  // is_unique looks at two balances at most: that decides it, and keeps the planner's estimate (and so
-  // the page's plan) that of two index entries, however many holders the token has. The instance is one
-  // primary-key lookup per row (LIMIT keeps the subquery from being flattened into a join, where the
-  // planner read all the token's instances for a few rows).
-  const query = `SELECT t.block_number, t.transaction_index, t.log_index, x.position::int AS position, cardinality(t.token_ids) AS batch_size,
-       ${hexColumn("b.hash", "block_hash")}, ${hexColumn("t.transaction_hash", "transaction_hash")}, b.timestamp,
-       CASE WHEN length(tx.input) >= 4 THEN '0x' || encode(substring(tx.input FROM 1 FOR 4), 'hex') END AS input_selector,
-       ${hexColumn("t.token_address", "token_address")}, ${hexColumn("t.from_address", "from_address")},
-       ${hexColumn("t.to_address", "to_address")}, k.type AS token_type, x.token_id::text AS token_id, x.amount::text AS amount,
-       i.present IS NOT NULL AS has_instance, i.metadata, i.metadata_error,
-       CASE WHEN x.token_id IS NULL THEN NULL ELSE (
-         SELECT count(*) = 1 AND sum(u.value) = 1 FROM (
-           SELECT h.value FROM token_balances h
-           WHERE h.token_address = t.token_address AND h.token_id = x.token_id AND h.value > 0
-           LIMIT 2) u) END AS is_unique ${nth}
+  const direction = oldestFirst ? "" : " DESC";
+  const order = `block_number${direction}, log_index${direction}, position`;
+  // The rows a page shows are chosen first, from the transfers alone: the lookups below (token, block,
+  // transaction, instance, is_unique) are made for those rows only, not for every id spread out of the
+  // transactions' batches before their preview is cut to \`perTransaction\` rows each.
+  const spread = `SELECT t.block_number, t.transaction_index, t.log_index, t.transaction_hash, t.token_address,
+       t.from_address, t.to_address, cardinality(t.token_ids) AS batch_size, x.position::int AS position,
+       x.token_id, x.amount ${nth}
      FROM ${transfers}
      CROSS JOIN LATERAL (SELECT ${firstPosition} AS first, ${firstPosition} + ${rowsPerTransfer} - 1 AS last) r
      CROSS JOIN LATERAL unnest(t.token_ids[r.first:r.last], t.amounts[r.first:r.last])
        WITH ORDINALITY AS s(token_id, amount, ordinal)
      CROSS JOIN LATERAL (SELECT s.token_id, s.amount, s.ordinal + r.first - 1 AS position) x
+     ${whereSql(outerWhere)}`;
+  const shown =
+    perTransaction === undefined
+      ? `${spread} ORDER BY ${order} LIMIT $1`
+      : `SELECT * FROM (${spread}) q WHERE nth <= ${bind(perTransaction)} ORDER BY ${order} LIMIT $1`;
+  // is_unique looks at two balances at most: that decides it, and keeps the planner's estimate (and so
+  // the page's plan) that of two index entries, however many holders the token has. The instance is one
+  // primary-key lookup per row (LIMIT keeps the subquery from being flattened into a join, where the
+  // planner read all the token's instances for a few rows).
+  const query = `SELECT t.block_number, t.transaction_index, t.log_index, t.position, t.batch_size,
+       ${hexColumn("b.hash", "block_hash")}, ${hexColumn("t.transaction_hash", "transaction_hash")}, b.timestamp,
+       CASE WHEN length(tx.input) >= 4 THEN '0x' || encode(substring(tx.input FROM 1 FOR 4), 'hex') END AS input_selector,
+       ${hexColumn("t.token_address", "token_address")}, ${hexColumn("t.from_address", "from_address")},
+       ${hexColumn("t.to_address", "to_address")}, k.type AS token_type, t.token_id::text AS token_id, t.amount::text AS amount,
+       i.present IS NOT NULL AS has_instance, i.metadata, i.metadata_error,
+       CASE WHEN t.token_id IS NULL THEN NULL ELSE (
+         SELECT count(*) = 1 AND sum(u.value) = 1 FROM (
+           SELECT h.value FROM token_balances h
+           WHERE h.token_address = t.token_address AND h.token_id = t.token_id AND h.value > 0
+           LIMIT 2) u) END AS is_unique
+     FROM (${shown}) t
      JOIN tokens k ON k.address = t.token_address
      JOIN blocks b ON b.number = t.block_number
      JOIN transactions tx ON tx.block_number = t.block_number AND tx.index = t.transaction_index
      LEFT JOIN LATERAL (
        SELECT true AS present, i.metadata, i.metadata_error FROM token_instances i
-       WHERE i.token_address = t.token_address AND i.token_id = x.token_id
+       WHERE i.token_address = t.token_address AND i.token_id = t.token_id
        LIMIT 1
-     ) i ON true
-     ${whereSql(outerWhere)}`;
-  const limited =
-    perTransaction === undefined ? query : `SELECT * FROM (${query}) q WHERE nth <= ${bind(perTransaction)}`;
-  const direction = oldestFirst ? "" : " DESC";
-  const order =
-    perTransaction === undefined
-      ? `t.block_number${direction}, t.log_index${direction}, x.position`
-      : `block_number${direction}, log_index${direction}, position`;
-  return db.query<TokenTransferRow>(`${limited} ORDER BY ${order} LIMIT $1`, params);
+     ) i ON true`;
+  return db.query<TokenTransferRow>(`${query} ORDER BY ${order}`, params);
 }
