@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Direction } from "../src/db/direction.ts";
 import { createRangeRows, insertTable } from "../src/db/tables.ts";
+import { applyTokenBalanceChanges } from "../src/db/token-balances.ts";
 import { storeTokensAndTypes } from "../src/db/token-types.ts";
 import { createTestDatabase, databaseKinds } from "./support/databases.ts";
 
@@ -49,7 +50,7 @@ function rangeOf(block: number, form: string, type: string) {
   return rows;
 }
 
-// Endpoints 8 and 13 filter on the type stamped on each transfer row: it must follow tokens.type, also
+// Endpoints 8 and 13 filter on the type stamped on each transfer row (endpoint 1 on each balance's): it must follow tokens.type, also
 // when a later range turns an ERC-20 into an ERC-404.
 describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
   it("stamps new rows with the stored type and restamps a token's rows when its type changes", async () => {
@@ -59,7 +60,9 @@ describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
         test.db.query<{ table: string; type: string; rows: number }>(
           `SELECT 'transfers' AS table, token_contract_type AS type, count(*)::int AS rows FROM token_transfers GROUP BY 2
            UNION ALL
-           SELECT 'links', token_contract_type, count(*)::int FROM address_token_transfers GROUP BY 2 ORDER BY 1, 2`,
+           SELECT 'links', token_contract_type, count(*)::int FROM address_token_transfers GROUP BY 2
+           UNION ALL
+           SELECT 'balances', token_contract_type, count(*)::int FROM token_balances GROUP BY 2 ORDER BY 1, 2`,
         );
       for (const [block, form, type] of [
         [1, "ERC-20", "ERC-20"],
@@ -70,9 +73,11 @@ describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
           await storeTokensAndTypes(tx, rows);
           await insertTable(tx, "tokenTransfers", rows.tokenTransfers);
           await insertTable(tx, "addressTokenTransfers", rows.addressTokenTransfers);
+          await applyTokenBalanceChanges(tx, BigInt(block), BigInt(block), 1);
         });
       }
       expect(await types()).toEqual([
+        { table: "balances", type: "ERC-20", rows: 2 },
         { table: "links", type: "ERC-20", rows: 4 },
         { table: "transfers", type: "ERC-20", rows: 2 },
       ]);
@@ -82,8 +87,11 @@ describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
         await storeTokensAndTypes(tx, rows);
         await insertTable(tx, "tokenTransfers", rows.tokenTransfers);
         await insertTable(tx, "addressTokenTransfers", rows.addressTokenTransfers);
+        await applyTokenBalanceChanges(tx, 3n, 3n, 1);
       });
+      // Alice's and Bob's fungible balances and now id 7's (-1 and +1).
       expect(await types()).toEqual([
+        { table: "balances", type: "ERC-404", rows: 4 },
         { table: "links", type: "ERC-404", rows: 6 },
         { table: "transfers", type: "ERC-404", rows: 3 },
       ]);

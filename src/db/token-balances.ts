@@ -7,6 +7,9 @@ import type { Queryable } from "./client.ts";
  * always equal the sum of the stored transfers. The zero address is never a holder, and a balance back
  * at zero is deleted.
  *
+ * Each balance carries its token's type as stamped on the transfers (storeTokensAndTypes), so that an
+ * address's balances of one type are an index range.
+ *
  * In the same statement it keeps what pages would otherwise aggregate: `token_holders` (per holder of a
  * token's ids: ids held above zero and their summed balance) and `tokens.holders_count` (distinct
  * holders above zero, any id). Both follow from each balance's value before and after the change, so
@@ -22,9 +25,10 @@ export async function applyTokenBalanceChanges(
   // from token_holders and the fungible balance not changed here from token_balances.
   const emptied = await tx.query<{ token_address: Uint8Array; token_id: string; holder: Uint8Array }>(
     `WITH moves AS (
-       SELECT token_address, token_id, holder, sum(delta) * $3 AS delta
+       SELECT token_address, token_id, holder, sum(delta) * $3 AS delta,
+         min(token_contract_type) AS token_contract_type
        FROM (
-         SELECT t.token_address, m.token_id, side.holder, side.direction * m.amount AS delta
+         SELECT t.token_address, t.token_contract_type, m.token_id, side.holder, side.direction * m.amount AS delta
          FROM token_transfers t
          CROSS JOIN LATERAL unnest(
            CASE WHEN t.token_type = 'ERC-20' THEN ARRAY[-1]::numeric[] ELSE t.token_ids END,
@@ -36,9 +40,10 @@ export async function applyTokenBalanceChanges(
        WHERE holder <> '\\x0000000000000000000000000000000000000000'::bytea
        GROUP BY token_address, token_id, holder
      ), changed AS (
-       INSERT INTO token_balances (token_address, token_id, holder, value)
-       SELECT token_address, token_id, holder, delta FROM moves
-       ON CONFLICT (token_address, token_id, holder) DO UPDATE SET value = token_balances.value + excluded.value
+       INSERT INTO token_balances (token_address, token_id, holder, value, token_contract_type)
+       SELECT token_address, token_id, holder, delta, token_contract_type FROM moves
+       ON CONFLICT (token_address, token_id, holder) DO UPDATE
+         SET value = token_balances.value + excluded.value, token_contract_type = excluded.token_contract_type
        RETURNING token_address, token_id, holder, value
      ), steps AS (
        SELECT c.token_address, c.token_id, c.holder, c.value - m.delta AS before, c.value AS after

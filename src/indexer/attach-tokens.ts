@@ -1,4 +1,5 @@
 import type { Database } from "../db/client.ts";
+import type { StoredTokenType } from "../db/token-types.ts";
 import { readKnownTokens, readStaleSupplies } from "../db/tokens.ts";
 import type { RpcClient } from "../rpc/client.ts";
 import { readTokenMetadata, type TokenMetadata, type TokenRead } from "./read-token-metadata.ts";
@@ -95,7 +96,7 @@ export async function attachTokens({ client, db, range, keptUpTo }: AttachTokens
 export function tokenType(
   forms: TokenCandidate["forms"],
   reading?: Pick<TokenMetadata, "decimals" | "supportsErc721">,
-): string {
+): StoredTokenType {
   if (forms.has("ERC-1155")) return "ERC-1155";
   if (forms.has("ERC-20") && forms.has("ERC-721")) return "ERC-404";
   if (forms.has("ERC-721")) return (reading?.decimals ?? 0) > 0 ? "ERC-404" : "ERC-721";

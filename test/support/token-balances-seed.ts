@@ -25,9 +25,10 @@ async function insertTokens(db: Database, tokens: TokenSeed[]) {
 
 async function insertBalances(db: Database, balances: BalanceSeed[]) {
   await db.query(
-    `INSERT INTO token_balances (token_address, token_id, holder, value)
-     SELECT decode(substr(t, 3), 'hex'), i::numeric, decode(substr(h, 3), 'hex'), v::numeric
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(t, i, h, v)`,
+    `INSERT INTO token_balances (token_address, token_id, holder, value, token_contract_type)
+     SELECT decode(substr(t, 3), 'hex'), i::numeric, decode(substr(h, 3), 'hex'), v::numeric, k.type
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(t, i, h, v)
+     JOIN tokens k ON k.address = decode(substr(t, 3), 'hex')`,
     [0, 1, 2, 3].map((column) => balances.map((row) => String(row[column]))),
   );
   // And what the indexer keeps with them (applyTokenBalanceChanges): holdings of ids and holder counts.

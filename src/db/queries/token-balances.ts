@@ -1,5 +1,6 @@
 import type { Queryable } from "../client.ts";
 import { byteaParam, byteaText } from "../table-rows.ts";
+import { storedTokenTypes } from "../token-types.ts";
 import { hexColumn, resumeValueSql } from "./keyset.ts";
 
 /** A token as the API renders it, with the exact number of its holders. */
@@ -96,9 +97,9 @@ export type ListAddressTokensParameters = {
 };
 
 /** Token types as SQL literals; only names of the form `ERC-<digits>` are accepted. */
-function typeLiterals(types: string[]): string {
+function typeLiterals(types: readonly string[]): string[] {
   for (const type of types) if (!/^ERC-\d+$/.test(type)) throw new Error(`not a token type: ${type}`);
-  return types.map((type) => `'${type}'`).join(", ");
+  return types.map((type) => `'${type}'`);
 }
 
 /**
@@ -111,9 +112,6 @@ export async function listAddressTokens(
   { address, types, cursor, limit }: ListAddressTokensParameters,
 ): Promise<AddressTokenRow[]> {
   const params: unknown[] = [byteaParam(address), limit];
-  // The types as literals: a prepared statement's generic plan for a parameter list could not leave out the
-  // branches a type excludes (15 ms against 1-2 for the page).
-  const typeFilter = types.length > 0 ? `AND t.type IN (${typeLiterals(types)})` : "";
   let after = (_value: string, _token: string, _id: string) => "TRUE";
   if (cursor.value !== null) {
     const sent = `$${params.push(cursor.value)}::numeric`;
@@ -128,30 +126,49 @@ export async function listAddressTokens(
     }
   }
   // Three kinds of rows, each read in page order by an index of its own and cut at a page, then merged:
-  // the page costs the same for a holding of 10 ids or of 100,000. A kind the types cannot have is left
-  // out: filtered by type, its index would be walked through every row the holder has of other types.
-  const without = (excluded: string[]) =>
-    types.length === 0 || types.some((type) => !excluded.includes(type));
+  // the page costs the same for a holding of 10 ids or of 100,000. The balances' indexes hold the
+  // token's type after the holder, so each kind reads one range per type it can show (as literals: a
+  // prepared statement's generic plan for a parameter list could not leave out the types excluded) and
+  // never walks the holder's rows of another type. A kind the types cannot have is left out.
+  const kept = (kindTypes: readonly string[], excluded: string[]) => {
+    if (types.length === 0) return kindTypes;
+    return types.some((type) => !excluded.includes(type))
+      ? kindTypes.filter((type) => types.includes(type))
+      : [];
+  };
+  const fungibleTypes = kept(storedTokenTypes, ["ERC-721", "ERC-1155"]);
+  const idTypes = kept(
+    storedTokenTypes.filter((type) => type !== "ERC-721"),
+    ["ERC-20", "ERC-721"],
+  );
   const kinds = [
-    without(["ERC-721", "ERC-1155"]) &&
-      `(SELECT b.token_address, b.token_id, b.value, t.type, b.holder
-        FROM token_balances b JOIN tokens t ON t.address = b.token_address
-        WHERE b.holder = $1 AND b.token_id < 0 AND b.value > 0 ${typeFilter}
-          AND ${after("b.value", "b.token_address", "b.token_id")}
-        ORDER BY b.value DESC, b.token_address DESC LIMIT $2)`,
-    (types.length === 0 || types.includes("ERC-721")) &&
-      `(SELECT h.token_address, -1 AS token_id, h.ids_value AS value, t.type, h.holder
-        FROM token_holders h JOIN tokens t ON t.address = h.token_address
-        WHERE h.holder = $1 AND t.type = 'ERC-721' ${typeFilter}
-          AND ${after("h.ids_value", "h.token_address", "-1")}
-        ORDER BY h.ids_value DESC, h.token_address DESC LIMIT $2)`,
-    without(["ERC-20", "ERC-721"]) &&
-      `(SELECT b.token_address, b.token_id, b.value, t.type, b.holder
-        FROM token_balances b JOIN tokens t ON t.address = b.token_address
-        WHERE b.holder = $1 AND t.type <> 'ERC-721' AND b.token_id >= 0 AND b.value > 0 ${typeFilter}
-          AND ${after("b.value", "b.token_address", "b.token_id")}
-        ORDER BY b.value DESC, b.token_address DESC, b.token_id DESC LIMIT $2)`,
-  ].filter((kind) => kind !== false);
+    ...typeLiterals(fungibleTypes).map(
+      (type) =>
+        `(SELECT b.token_address, b.token_id, b.value, b.token_contract_type AS type, b.holder
+          FROM token_balances b
+          WHERE b.holder = $1 AND b.token_contract_type = ${type} AND b.token_id < 0 AND b.value > 0
+            AND ${after("b.value", "b.token_address", "b.token_id")}
+          ORDER BY b.value DESC, b.token_address DESC LIMIT $2)`,
+    ),
+    ...(types.length === 0 || types.includes("ERC-721")
+      ? [
+          `(SELECT h.token_address, -1 AS token_id, h.ids_value AS value, t.type, h.holder
+            FROM token_holders h JOIN tokens t ON t.address = h.token_address
+            WHERE h.holder = $1 AND t.type = 'ERC-721'
+              AND ${after("h.ids_value", "h.token_address", "-1")}
+            ORDER BY h.ids_value DESC, h.token_address DESC LIMIT $2)`,
+        ]
+      : []),
+    ...typeLiterals(idTypes).map(
+      (type) =>
+        `(SELECT b.token_address, b.token_id, b.value, b.token_contract_type AS type, b.holder
+          FROM token_balances b
+          WHERE b.holder = $1 AND b.token_contract_type = ${type} AND b.token_id >= 0 AND b.value > 0
+            AND ${after("b.value", "b.token_address", "b.token_id")}
+          ORDER BY b.value DESC, b.token_address DESC, b.token_id DESC LIMIT $2)`,
+    ),
+  ];
+  if (kinds.length === 0) return [];
   return db.query<AddressTokenRow>(
     `WITH held AS (
        ${kinds.join("\n       UNION ALL\n       ")}
