@@ -229,6 +229,8 @@ type Result = {
   variant: string;
   page: string;
   items: number;
+  /** Size of the answer's body: a page's content, not its depth, decides most of its rendering. */
+  bytes: number;
   statements: number;
   sql: { p50: number; p99: number };
   http: { p50: number; p99: number; n: number };
@@ -268,7 +270,15 @@ async function measure(endpoint: string, variant: string, path: string, page: st
   recording = null;
   const items = (JSON.parse(first.body) as { items?: unknown[] } | null)?.items?.length ?? 1;
   const slowest = { text: "", params: [] as unknown[], ms: -1 };
-  const base = { endpoint, variant, page, items, statements: statements.length, slowest };
+  const base = {
+    endpoint,
+    variant,
+    page,
+    items,
+    bytes: Buffer.byteLength(first.body),
+    statements: statements.length,
+    slowest,
+  };
   if (first.status !== 200) {
     return {
       ...base,
@@ -555,18 +565,18 @@ console.log(
 );
 console.log(`machine load (1/5/15 min) before: ${load()}\n`);
 console.log(
-  "| endpoint | variant | page | items | stmts | SQL p50 | SQL p99 | HTTP p50 | HTTP p99 | HTTP/SQL | p50 ≤ 5 | p99 ≤ 25 | deep ≤ 1.2× first |",
+  "| endpoint | variant | page | items | KB | stmts | SQL p50 | SQL p99 | HTTP p50 | HTTP p99 | HTTP/SQL | p50 ≤ 5 | p99 ≤ 25 | deep ≤ 1.2× first |",
 );
-console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|:-:|:-:|:-:|");
+console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|:-:|:-:|");
 const results: Result[] = [];
 const print = (r: Result) => {
   if (r.error) {
-    console.log(`| ${r.endpoint} | ${r.variant} | ${r.page} | | | | | | | | ✗ | ✗ | ${r.error} |`);
+    console.log(`| ${r.endpoint} | ${r.variant} | ${r.page} | | | | | | | | | ✗ | ✗ | ${r.error} |`);
     return;
   }
   const deepRatio = r.first ? r.http.p50 / r.first.http.p50 : null;
   console.log(
-    `| ${r.endpoint} | ${r.variant} | ${r.page} | ${r.items} | ${r.statements} | ${ms(r.sql.p50)} | ${ms(r.sql.p99)} | ${ms(r.http.p50)} | ${ms(r.http.p99)} | ${(r.http.p50 / r.sql.p50).toFixed(2)} | ${mark(r.http.p50 <= targets.p50)} | ${mark(r.http.p99 <= targets.p99)} | ${deepRatio === null ? "" : `${mark(deepRatio <= targets.deepRatio)} ${deepRatio.toFixed(2)}×`} |`,
+    `| ${r.endpoint} | ${r.variant} | ${r.page} | ${r.items} | ${(r.bytes / 1000).toFixed(1)} | ${r.statements} | ${ms(r.sql.p50)} | ${ms(r.sql.p99)} | ${ms(r.http.p50)} | ${ms(r.http.p99)} | ${(r.http.p50 / r.sql.p50).toFixed(2)} | ${mark(r.http.p50 <= targets.p50)} | ${mark(r.http.p99 <= targets.p99)} | ${deepRatio === null ? "" : `${mark(deepRatio <= targets.deepRatio)} ${deepRatio.toFixed(2)}×`} |`,
   );
 };
 for (const c of cases.filter((c) => only.test(`${c.endpoint} ${c.variant}`))) {
