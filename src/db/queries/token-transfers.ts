@@ -178,7 +178,7 @@ export async function listTokenTransfers(
   const order = `block_number${direction}, log_index${direction}, position`;
   // The rows a page shows are chosen first, from the transfers alone: the lookups below (token, block,
   // transaction, instance, is_unique) are made for those rows only, not for every id spread out of the
-  // transactions' batches before their preview is cut to \`perTransaction\` rows each.
+  // transactions' batches before their preview is cut to `perTransaction` rows each.
   const spread = `SELECT t.block_number, t.transaction_index, t.log_index, t.transaction_hash, t.token_address,
        t.from_address, t.to_address, cardinality(t.token_ids) AS batch_size, x.position::int AS position,
        x.token_id, x.amount ${nth}
@@ -191,7 +191,7 @@ export async function listTokenTransfers(
   const shown =
     perTransaction === undefined
       ? `${spread} ORDER BY ${order} LIMIT $1`
-      : `SELECT * FROM (${spread}) q WHERE nth <= ${bind(perTransaction)} ORDER BY ${order} LIMIT $1`;
+      : `SELECT * FROM (${spread}) q WHERE nth <= ${bind(perTransaction)}`;
   // is_unique looks at two balances at most: that decides it, and keeps the planner's estimate (and so
   // the page's plan) that of two index entries, however many holders the token has. The instance is one
   // primary-key lookup per row (LIMIT keeps the subquery from being flattened into a join, where the
@@ -216,5 +216,5 @@ export async function listTokenTransfers(
        WHERE i.token_address = t.token_address AND i.token_id = t.token_id
        LIMIT 1
      ) i ON true`;
-  return db.query<TokenTransferRow>(`${query} ORDER BY ${order}`, params);
+  return db.query<TokenTransferRow>(`${query} ORDER BY ${order} LIMIT $1`, params);
 }
