@@ -153,6 +153,15 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     const ofToken = (await walk(`/api/v2/addresses/${account}/token-transfers?token=${token}`)).items;
     expect(ofToken.length).toBeGreaterThan(0);
     expect(ofToken.every((item) => item.token.address_hash.toLowerCase() === token)).toBe(true);
+    // The token's own ranges by sender and by recipient give exactly the address's transfers of it.
+    expect(ofToken).toEqual(all.filter((item) => item.token.address_hash.toLowerCase() === token));
+    const ofTokenFrom = (
+      await walk(`/api/v2/addresses/${account}/token-transfers?token=${token}&filter=from`)
+    ).items;
+    const ofTokenTo = (await walk(`/api/v2/addresses/${account}/token-transfers?token=${token}&filter=to`))
+      .items;
+    expect(ofTokenFrom).toEqual(from.filter((item) => item.token.address_hash.toLowerCase() === token));
+    expect(ofTokenTo).toEqual(to.filter((item) => item.token.address_hash.toLowerCase() === token));
     const nfts = (await walk(`/api/v2/addresses/${account}/token-transfers?type=[erc-721,ERC-1155]`)).items;
     expect(nfts.every((item) => ["ERC-721", "ERC-1155"].includes(item.token.type))).toBe(true);
   });

@@ -397,6 +397,8 @@ const listRequests: Record<string, (db: Database) => Promise<ListRequest[]>> = {
       ...tokenTypes.map((type) => ({ type })),
       { type: "ERC-721,ERC-1155", filter: "to" },
       { token: busiest },
+      { token: busiest, filter: "from" },
+      { token: busiest, filter: "to" },
     ];
     for (const query of variants) {
       const where = [

@@ -88,13 +88,15 @@ export async function listTokenTransfers(
   // A page of the list (no `transactions`) takes its transfers' keys first, by the index of its source,
   // then joins their rows: a cursor bounds the index scan itself, not a join walking down to it.
   const keysFirst = transactions === undefined && !oldestFirst;
-  const key = address === undefined ? "t" : "a";
+  // An address's transfers of one token are ranges of the token's indexes by sender and by recipient:
+  // neither the address's transfers of other tokens nor the token's between other parties are walked.
+  const byToken = keysFirst && address !== undefined && token !== undefined;
+  const key = address === undefined || byToken ? "t" : "a";
   // Conditions on the address's rows and on the transfers.
   const addressWhere: string[] = [];
   const transferWhere: string[] = [];
-  if (address !== undefined) {
-    addressWhere.push(`a.address = ${bind(byteaParam(address))}`);
-  }
+  const addressParam = address === undefined ? "" : bind(byteaParam(address));
+  if (address !== undefined && !byToken) addressWhere.push(`a.address = ${addressParam}`);
   if (token !== undefined) transferWhere.push(`t.token_address = ${bind(byteaParam(token))}`);
   if (transactions !== undefined) {
     const blocks = bind(transactions.map((key) => key.block_number));
@@ -151,7 +153,23 @@ export async function listTokenTransfers(
     transfers = `(${addressRanges
       .map((range) => `SELECT a.* FROM address_token_transfers a ${whereSql(range)}`)
       .join(" UNION ALL ")}) a ${joinTransfers}`;
-  else if (transferWhere.length === 0)
+  else if (byToken) {
+    // A transfer to oneself is in both ranges: the recipient's leaves it to the sender's unless only
+    // received transfers are asked for.
+    const sides = [
+      filter !== "to" && [`t.from_address = ${addressParam}`],
+      filter !== "from" && [
+        `t.to_address = ${addressParam}`,
+        ...(filter === "to" ? [] : [`t.from_address <> ${addressParam}`]),
+      ],
+    ].filter((side) => side !== false);
+    transfers = firstOfRanges(
+      "t.*",
+      "token_transfers t",
+      "t",
+      sides.flatMap((side) => typeRanges("t").map((range) => [...side, ...transferWhere, ...range])),
+    );
+  } else
     // The keys from the address's index alone: joined there, the planner may walk every transfer of the
     // chain newest first and look each up in the address's index when it expects many matches.
     transfers = `${firstOfRanges(
@@ -160,13 +178,6 @@ export async function listTokenTransfers(
       "a",
       addressRanges.map((range) => [...addressWhere, ...range]),
     )} ${joinTransfers}`;
-  else
-    transfers = firstOfRanges(
-      "t.*",
-      `address_token_transfers a ${joinTransfers}`,
-      "t",
-      addressRanges.map((range) => [...addressWhere, ...range, ...transferWhere]),
-    );
   const outerWhere = keysFirst ? [] : [...addressWhere, ...transferWhere];
   // No page shows more ids of one batch than this: a batch of 20,000 ids is not spread whole for a page.
   const rowsPerTransfer = `${bind(perTransaction ?? limit)}::int`;
