@@ -169,7 +169,7 @@ export async function listTokenTransfers(
       "t",
       sides.flatMap((side) => typeRanges("t").map((range) => [...side, ...transferWhere, ...range])),
     );
-  } else
+  } else {
     // The keys from the address's index alone: joined there, the planner may walk every transfer of the
     // chain newest first and look each up in the address's index when it expects many matches.
     transfers = `${firstOfRanges(
@@ -178,6 +178,7 @@ export async function listTokenTransfers(
       "a",
       addressRanges.map((range) => [...addressWhere, ...range]),
     )} ${joinTransfers}`;
+  }
   const outerWhere = keysFirst ? [] : [...addressWhere, ...transferWhere];
   // No page shows more ids of one batch than this: a batch of 20,000 ids is not spread whole for a page.
   const rowsPerTransfer = `${bind(perTransaction ?? limit)}::int`;
