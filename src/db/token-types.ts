@@ -3,7 +3,10 @@ import { transferDirections } from "./direction.ts";
 import { byteaText, insertRows } from "./table-rows.ts";
 import type { RangeRows } from "./tables.ts";
 
-/** Every type the indexer gives a token (tokenType): the values of `tokens.type` and of the rows stamped with it. */
+/**
+ * Every type the indexer gives a token (tokenType): the values of `tokens.type` and of the rows stamped
+ * with it.
+ */
 export const storedTokenTypes = ["ERC-20", "ERC-721", "ERC-1155", "ERC-404"] as const;
 
 export type StoredTokenType = (typeof storedTokenTypes)[number];
@@ -24,7 +27,8 @@ const tokensOnConflict = `ON CONFLICT (address) DO UPDATE SET
  * Stores the range's tokens and gives each of the range's transfer rows (and their per-address rows)
  * its token's type as stored, so that a type filter is an index range scan (balances take the type from
  * the transfers, see applyTokenBalanceChanges). A token whose type the range changed (an ERC-20 or
- * ERC-721 that turns out to be an ERC-404) has its stored transfers and balances restamped: once in the token's life, as types only ever become ERC-404.
+ * ERC-721 that turns out to be an ERC-404) has its stored transfers and balances restamped: once in the
+ * token's life, as types only ever become ERC-404.
  */
 export async function storeTokensAndTypes(tx: Queryable, rows: RangeRows): Promise<void> {
   const transfers = rows.tokenTransfers.values;
@@ -47,18 +51,14 @@ export async function storeTokensAndTypes(tx: Queryable, rows: RangeRows): Promi
          AND a.block_number = t.block_number AND a.log_index = t.log_index`,
       params,
     );
-    await tx.query(
-      `UPDATE token_transfers t SET token_contract_type = c.type
-       FROM unnest($1::text[]::bytea[], $2::text[]) AS c(address, type)
-       WHERE t.token_address = c.address`,
-      params,
-    );
-    await tx.query(
-      `UPDATE token_balances b SET token_contract_type = c.type
-       FROM unnest($1::text[]::bytea[], $2::text[]) AS c(address, type)
-       WHERE b.token_address = c.address`,
-      params,
-    );
+    for (const table of ["token_transfers", "token_balances"]) {
+      await tx.query(
+        `UPDATE ${table} t SET token_contract_type = c.type
+         FROM unnest($1::text[]::bytea[], $2::text[]) AS c(address, type)
+         WHERE t.token_address = c.address`,
+        params,
+      );
+    }
   }
   transfers.token_contract_type = tokenOf.map((address) => after.get(address));
   const typeAt = new Map(

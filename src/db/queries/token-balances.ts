@@ -141,15 +141,18 @@ export async function listAddressTokens(
     storedTokenTypes.filter((type) => type !== "ERC-721"),
     ["ERC-20", "ERC-721"],
   );
-  const kinds = [
-    ...typeLiterals(fungibleTypes).map(
+  // A holder's balances of one type, fungible (id -1) or per id, in page order.
+  const balanceRanges = (kindTypes: readonly string[], ids: string, order: string) =>
+    typeLiterals(kindTypes).map(
       (type) =>
         `(SELECT b.token_address, b.token_id, b.value, b.token_contract_type AS type, b.holder
           FROM token_balances b
-          WHERE b.holder = $1 AND b.token_contract_type = ${type} AND b.token_id < 0 AND b.value > 0
+          WHERE b.holder = $1 AND b.token_contract_type = ${type} AND ${ids} AND b.value > 0
             AND ${after("b.value", "b.token_address", "b.token_id")}
-          ORDER BY b.value DESC, b.token_address DESC LIMIT $2)`,
-    ),
+          ORDER BY ${order} LIMIT $2)`,
+    );
+  const kinds = [
+    ...balanceRanges(fungibleTypes, "b.token_id < 0", "b.value DESC, b.token_address DESC"),
     ...(types.length === 0 || types.includes("ERC-721")
       ? [
           `(SELECT h.token_address, -1 AS token_id, h.ids_value AS value, t.type, h.holder
@@ -159,14 +162,7 @@ export async function listAddressTokens(
             ORDER BY h.ids_value DESC, h.token_address DESC LIMIT $2)`,
         ]
       : []),
-    ...typeLiterals(idTypes).map(
-      (type) =>
-        `(SELECT b.token_address, b.token_id, b.value, b.token_contract_type AS type, b.holder
-          FROM token_balances b
-          WHERE b.holder = $1 AND b.token_contract_type = ${type} AND b.token_id >= 0 AND b.value > 0
-            AND ${after("b.value", "b.token_address", "b.token_id")}
-          ORDER BY b.value DESC, b.token_address DESC, b.token_id DESC LIMIT $2)`,
-    ),
+    ...balanceRanges(idTypes, "b.token_id >= 0", "b.value DESC, b.token_address DESC, b.token_id DESC"),
   ];
   if (kinds.length === 0) return [];
   return db.query<AddressTokenRow>(
