@@ -11,6 +11,9 @@ export const storedTokenTypes = ["ERC-20", "ERC-721", "ERC-1155", "ERC-404"] as 
 
 export type StoredTokenType = (typeof storedTokenTypes)[number];
 
+/** The NFT types, in the order endpoint 11 groups collections by. */
+export const nftTokenTypes = ["ERC-721", "ERC-1155", "ERC-404"] as const satisfies readonly StoredTokenType[];
+
 /**
  * The upsert that merges a range's token rows into stored ones: types only ever become ERC-404, and a
  * supply read at a later block wins.

@@ -1,5 +1,6 @@
 import { findAddresses } from "../../db/queries/addresses.ts";
 import { findTokens, listNftCollections, type NftCollectionRow } from "../../db/queries/token-balances.ts";
+import { nftTokenTypes } from "../../db/token-types.ts";
 import { defineEndpoint } from "../define-endpoint.ts";
 import { pageSize, toPage } from "../paging.ts";
 import { addressCursor, addressHashParams, commonListQuery, documented, lowerHex } from "../params.ts";
@@ -7,8 +8,6 @@ import { demo, lowerAddress, object, string } from "../schemas/common.ts";
 import { emptyForUnknown, itemsCount, listPage, listResponses } from "../schemas/lists.ts";
 import { readTokenTypes, tokenTypesParameter } from "../token-types.ts";
 import { renderToken, renderTokenInstance } from "../views/token.ts";
-
-const nftTypes = ["ERC-721", "ERC-1155", "ERC-404"] as const;
 
 /** Instances listed per collection (Blockscout's). */
 const instancesPerCollection = 9;
@@ -36,10 +35,10 @@ export const addressNftCollections = defineEndpoint<{
       type: "object",
       additionalProperties: false,
       properties: {
-        type: tokenTypesParameter(nftTypes),
+        type: tokenTypesParameter(nftTokenTypes),
         token_contract_address_hash: addressCursor("token of the last collection"),
         token_type: documented(
-          { type: "string", enum: [...nftTypes, "null", ""] },
+          { type: "string", enum: [...nftTokenTypes, "null", ""] },
           { description: "Cursor key from `next_page_params`: token type of the last collection." },
         ),
         ...commonListQuery,
@@ -63,7 +62,7 @@ export const addressNftCollections = defineEndpoint<{
     const address = lowerHex(request.params.address_hash_param);
     const query = request.query;
     // Blockscout keeps the NFT types of the list; none left (e.g. `ERC-20`) means every NFT type.
-    const types = readTokenTypes(query.type, nftTypes);
+    const types = readTokenTypes(query.type, nftTokenTypes);
     const cursorToken = query.token_contract_address_hash;
     const cursorType = query.token_type;
     const rows = await listNftCollections(db, {

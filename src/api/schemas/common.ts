@@ -1,3 +1,4 @@
+import { storedTokenTypes } from "../../db/token-types.ts";
 /** A JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
 export type JsonSchema = Record<string, unknown>;
 
@@ -91,7 +92,7 @@ export function timestamp(description: string, example = "2026-11-22T04:57:24.00
 }
 
 /** Token types Sextant recognizes. */
-export const tokenTypeEnum = ["ERC-20", "ERC-721", "ERC-1155", "ERC-404"];
+export const tokenTypeEnum = [...storedTokenTypes];
 
 /** Addresses, tokens and hashes of the demo chain (`npm start`), used as examples throughout. */
 export const demo = {

@@ -1,6 +1,6 @@
 import type { Queryable } from "../client.ts";
 import { byteaParam, byteaText } from "../table-rows.ts";
-import { storedTokenTypes } from "../token-types.ts";
+import { nftTokenTypes, storedTokenTypes } from "../token-types.ts";
 import { hexColumn, resumeValueSql } from "./keyset.ts";
 
 /** A token as the API renders it, with the exact number of its holders. */
@@ -25,8 +25,6 @@ export type InstanceColumns = {
   /** Only one unit of the id exists and one holder has it (Blockscout's `is_unique`); null for no id. */
   is_unique: boolean | null;
 };
-
-const nftTypes = ["ERC-721", "ERC-1155", "ERC-404"];
 
 /**
  * The tokens at the given lowercase hex addresses, keyed by address, each with its holders count (the
@@ -205,7 +203,7 @@ const typeRank = `CASE t.type WHEN 'ERC-721' THEN 0 WHEN 'ERC-1155' THEN 1 ELSE 
 
 /** Position of an NFT type in the collections order: ERC-721, ERC-1155, ERC-404. */
 export function nftTypeRank(type: string): number {
-  return nftTypes.indexOf(type);
+  return (nftTokenTypes as readonly string[]).indexOf(type);
 }
 
 /**
@@ -218,7 +216,7 @@ export async function listNftCollections(
   db: Queryable,
   { address, types, cursor, limit, instances }: ListNftCollectionsParameters,
 ): Promise<NftCollectionRow[]> {
-  const params: unknown[] = [byteaParam(address), limit, instances, types.length > 0 ? types : nftTypes];
+  const params: unknown[] = [byteaParam(address), limit, instances, types.length > 0 ? types : nftTokenTypes];
   let keyset = "TRUE";
   const rank = cursor.token_type === null ? null : nftTypeRank(cursor.token_type);
   if (cursor.token_address !== null) {
