@@ -1,6 +1,7 @@
 import { getAbiItem, toEventSelector } from "viem";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/client.ts";
+import { type TransactionPosition, transactionKey } from "../db/queries/of-transactions.ts";
 import { findTokens } from "../db/queries/token-balances.ts";
 import { listTransactionLogs, type TransactionLogRow } from "../db/queries/transaction-logs.ts";
 import { findUniswapV3Pools } from "../db/queries/uniswap-v3-pools.ts";
@@ -20,11 +21,6 @@ export type ActionProtocols = {
   uniswapV3PositionManager: string | null;
   aaveV3Pool: string | null;
 };
-
-/** The key of a transaction by position, as the maps of a page's transactions use it. */
-export function transactionKey(blockNumber: number, index: number): string {
-  return `${blockNumber}/${index}`;
-}
 
 /** The protocols of a configuration, as lowercase hex. */
 export function actionProtocols(
@@ -46,7 +42,7 @@ const poolCreatedTopic = toEventSelector(getAbiItem({ abi: uniswapV3FactoryAbi, 
 export async function loadTransactionActions(
   db: Queryable,
   protocols: ActionProtocols,
-  transactions: { block_number: number; index: number }[],
+  transactions: TransactionPosition[],
 ): Promise<Map<string, TransactionAction[]>> {
   const {
     uniswapV3Factory: factory,

@@ -6,7 +6,7 @@ import {
 } from "../../db/queries/address-transactions.ts";
 import { findAddresses } from "../../db/queries/addresses.ts";
 import { findContractAbis } from "../../db/queries/contract-abis.ts";
-import { findTokens } from "../../db/queries/token-balances.ts";
+import { transactionKey } from "../../db/queries/of-transactions.ts";
 import { listTokenTransfers } from "../../db/queries/token-transfers.ts";
 import { defineEndpoint } from "../define-endpoint.ts";
 import { timestamp } from "../format.ts";
@@ -25,7 +25,7 @@ import {
 } from "../params.ts";
 import { decimal, fullHash, integer, object, timestamp as timestampSchema } from "../schemas/common.ts";
 import { emptyForUnknown, itemsCount, lastBlockNumber, listPage, listResponses } from "../schemas/lists.ts";
-import { loadTransactionActions, transactionKey } from "../transaction-actions.ts";
+import { loadTransactionActions } from "../transaction-actions.ts";
 import { renderTokenTransfer, tokenTransferAddresses } from "../views/token-transfer.ts";
 import { renderTransaction, transactionAddresses, transferPreview } from "../views/transaction.ts";
 
@@ -155,23 +155,14 @@ export const addressTransactions = defineEndpoint<{
         shown.flatMap((row) => (row.to_address === null ? [] : [row.to_address])),
       ),
     ]);
-    const [addresses, tokens] = await Promise.all([
-      findAddresses(db, [
-        ...rows.flatMap(transactionAddresses),
-        ...transfers.flatMap(tokenTransferAddresses),
-      ]),
-      findTokens(
-        db,
-        transfers.map((transfer) => transfer.token_address),
-      ),
+    const addresses = await findAddresses(db, [
+      ...rows.flatMap(transactionAddresses),
+      ...transfers.flatMap(tokenTransferAddresses),
     ]);
     const byTransaction = new Map<string, unknown[]>();
     for (const transfer of transfers) {
       const key = transactionKey(transfer.block_number, transfer.transaction_index);
-      byTransaction.set(key, [
-        ...(byTransaction.get(key) ?? []),
-        renderTokenTransfer(transfer, addresses, tokens),
-      ]);
+      byTransaction.set(key, [...(byTransaction.get(key) ?? []), renderTokenTransfer(transfer, addresses)]);
     }
     return toPage(
       rows,

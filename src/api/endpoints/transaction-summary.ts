@@ -1,6 +1,7 @@
 import type { Address } from "viem";
 import { findAddresses } from "../../db/queries/addresses.ts";
 import { findContractAbis } from "../../db/queries/contract-abis.ts";
+import { transactionKey } from "../../db/queries/of-transactions.ts";
 import { findTokens } from "../../db/queries/token-balances.ts";
 import { listTokenTransfers } from "../../db/queries/token-transfers.ts";
 import { findTransaction, listInnerEffects } from "../../db/queries/transaction.ts";
@@ -17,7 +18,7 @@ import { notFound } from "../errors.ts";
 import { apiKeys, documented, hashPattern, lowerHex } from "../params.ts";
 import { demo, type JsonSchema, object, orNull, ref, refTo, string } from "../schemas/common.ts";
 import { commonErrorResponses, invalidParametersResponse, notFoundResponse } from "../schemas/errors.ts";
-import { loadTransactionActions, transactionKey } from "../transaction-actions.ts";
+import { loadTransactionActions } from "../transaction-actions.ts";
 import { renderAddress } from "../views/address.ts";
 import { renderToken } from "../views/token.ts";
 
@@ -139,7 +140,7 @@ export const transactionSummary = defineEndpoint<{ Params: { transaction_hash_pa
     const key = { block_number: transaction.block_number, index: transaction.index };
     const [transfers, innerEffects, logs, actions, known, abis, userOperations] = await Promise.all([
       listTokenTransfers(db, {
-        transactions: [key],
+        transactions: [transaction],
         types: [],
         cursor: {},
         limit: summarizedTransfers,

@@ -1,6 +1,5 @@
 import type { Queryable } from "../../db/client.ts";
 import { findAddresses } from "../../db/queries/addresses.ts";
-import { findTokens } from "../../db/queries/token-balances.ts";
 import type { TokenTransferRow, TokenTransfersCursor } from "../../db/queries/token-transfers.ts";
 import { toPage } from "../paging.ts";
 import { blockNumberCursor, commonListQuery, cursorInteger, hashCursor, indexCursor } from "../params.ts";
@@ -58,16 +57,10 @@ export function tokenTransfersCursor(query: TokenTransfersCursorQuery): TokenTra
 
 /** The page of up to `pageSize + 1` transfer rows; inside a batch, the cursor resumes at its next id. */
 export async function tokenTransfersPage(db: Queryable, rows: TokenTransferRow[]) {
-  const [addresses, tokens] = await Promise.all([
-    findAddresses(db, rows.flatMap(tokenTransferAddresses)),
-    findTokens(
-      db,
-      rows.map((row) => row.token_address),
-    ),
-  ]);
+  const addresses = await findAddresses(db, rows.flatMap(tokenTransferAddresses));
   return toPage(
     rows,
-    (row) => renderTokenTransfer(row, addresses, tokens),
+    (row) => renderTokenTransfer(row, addresses),
     (last) => ({
       block_number: last.block_number,
       index: last.log_index,

@@ -1,6 +1,5 @@
 import { zeroAddress } from "viem";
 import type { FindAddressesReturnType } from "../../db/queries/addresses.ts";
-import type { FindTokensReturnType } from "../../db/queries/token-balances.ts";
 import type { TokenTransferRow } from "../../db/queries/token-transfers.ts";
 import { selectorMethod } from "../../decode/decode-input.ts";
 import { timestamp } from "../format.ts";
@@ -16,12 +15,8 @@ export function tokenTransferAddresses(row: TokenTransferRow): string[] {
  * Renders a token transfer (BSW token_transfer_view.ex): `type` says mint, burn, spawn or transfer;
  * `total` takes the shape of the token's type.
  */
-export function renderTokenTransfer(
-  row: TokenTransferRow,
-  addresses: FindAddressesReturnType,
-  tokens: FindTokensReturnType,
-) {
-  const token = renderToken(tokens.get(row.token_address));
+export function renderTokenTransfer(row: TokenTransferRow, addresses: FindAddressesReturnType) {
+  const token = renderToken(row.token);
   const decimals = token?.decimals ?? null;
   const instance =
     row.token_id === null

@@ -1,8 +1,10 @@
 import type { Queryable } from "../client.ts";
 import { type DirectionFilter, transferDirectionsFor } from "../direction.ts";
 import { byteaParam } from "../table-rows.ts";
+import type { TransactionRow } from "./address-transactions.ts";
 import { hexColumn } from "./keyset.ts";
-import type { InstanceColumns } from "./token-balances.ts";
+import { createParameters, ofTransactions, transactionKey } from "./of-transactions.ts";
+import type { InstanceColumns, TokenRow } from "./token-balances.ts";
 
 export type TokenTransferRow = InstanceColumns & {
   block_number: number;
@@ -21,7 +23,15 @@ export type TokenTransferRow = InstanceColumns & {
   token_type: string;
   token_id: string | null;
   amount: string | null;
+  /** The transferred token, read with the transfer. */
+  token: TokenRow;
 };
+
+/** What a transfer shows of its transaction: taken from the transaction when the caller has it. */
+export type TransferTransaction = Pick<
+  TransactionRow,
+  "block_number" | "index" | "block_hash" | "timestamp" | "input"
+>;
 
 export type TokenTransfersCursor = {
   block_number?: number | null;
@@ -41,8 +51,11 @@ export type ListTokenTransfersParameters = {
   types: string[];
   cursor: TokenTransfersCursor;
   limit: number;
-  /** Only the transfers of these transactions, at most `perTransaction` each (the transaction list's). */
-  transactions?: { block_number: number; index: number }[];
+  /**
+   * Only the transfers of these transactions, at most `perTransaction` each (the transaction list's);
+   * their block and input are taken from these rows, not looked up again.
+   */
+  transactions?: TransferTransaction[];
   perTransaction?: number;
   /** In the order they happened (a transaction's summary) instead of newest first. */
   oldestFirst?: boolean;
@@ -66,11 +79,7 @@ export async function listTokenTransfers(
     oldestFirst = false,
   }: ListTokenTransfersParameters,
 ): Promise<TokenTransferRow[]> {
-  const params: unknown[] = [limit];
-  const bind = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+  const { params, bind } = createParameters([limit]);
   // Each type kept is its own index range scan (on the type stamped on the rows, see storeTokensAndTypes),
   // merged in page order: no walk past the transfers of other types, however old the matches are. An
   // address's rows are split further by direction, which follows the address in their keys: one range
@@ -98,15 +107,7 @@ export async function listTokenTransfers(
   const addressParam = address === undefined ? "" : bind(byteaParam(address));
   if (address !== undefined && !byToken) addressWhere.push(`a.address = ${addressParam}`);
   if (token !== undefined) transferWhere.push(`t.token_address = ${bind(byteaParam(token))}`);
-  if (transactions !== undefined) {
-    const blocks = bind(transactions.map((key) => key.block_number));
-    const indexes = bind(transactions.map((key) => key.index));
-    // The block condition alone lets the planner reach the transfers through the primary key.
-    transferWhere.push(
-      `t.block_number = ANY(${blocks}::int8[])`,
-      `(t.block_number, t.transaction_index) IN (SELECT * FROM unnest(${blocks}::int8[], ${indexes}::int4[]))`,
-    );
-  }
+  if (transactions !== undefined) transferWhere.push(ofTransactions("t", transactions, bind));
   // The first position of a transfer's ids the page can show: past the cursor in its own batch.
   let firstPosition = "1";
   if (cursor.block_number != null) {
@@ -204,15 +205,26 @@ export async function listTokenTransfers(
     perTransaction === undefined
       ? `${spread} ORDER BY ${order} LIMIT $1`
       : `SELECT * FROM (${spread}) q WHERE nth <= ${bind(perTransaction)}`;
+  // The block and transaction of each row, unless the caller has its transactions.
+  const located =
+    transactions === undefined
+      ? {
+          columns: `${hexColumn("b.hash", "block_hash")}, b.timestamp,
+       CASE WHEN length(tx.input) >= 4 THEN '0x' || encode(substring(tx.input FROM 1 FOR 4), 'hex') END AS input_selector,`,
+          joins: `JOIN blocks b ON b.number = t.block_number
+     JOIN transactions tx ON tx.block_number = t.block_number AND tx.index = t.transaction_index`,
+        }
+      : { columns: "", joins: "" };
   // is_unique looks at two balances at most: that decides it, and keeps the planner's estimate (and so
   // the page's plan) that of two index entries, however many holders the token has. The instance is one
   // primary-key lookup per row (LIMIT keeps the subquery from being flattened into a join, where the
   // planner read all the token's instances for a few rows).
   const query = `SELECT t.block_number, t.transaction_index, t.log_index, t.position, t.batch_size,
-       ${hexColumn("b.hash", "block_hash")}, ${hexColumn("t.transaction_hash", "transaction_hash")}, b.timestamp,
-       CASE WHEN length(tx.input) >= 4 THEN '0x' || encode(substring(tx.input FROM 1 FOR 4), 'hex') END AS input_selector,
+       ${hexColumn("t.transaction_hash", "transaction_hash")}, ${located.columns}
        ${hexColumn("t.token_address", "token_address")}, ${hexColumn("t.from_address", "from_address")},
        ${hexColumn("t.to_address", "to_address")}, k.type AS token_type, t.token_id::text AS token_id, t.amount::text AS amount,
+       k.name AS token_name, k.symbol AS token_symbol, k.decimals AS token_decimals,
+       k.total_supply AS token_total_supply, k.holders_count AS token_holders_count,
        i.present IS NOT NULL AS has_instance, i.metadata, i.metadata_error,
        CASE WHEN t.token_id IS NULL THEN NULL ELSE (
          SELECT count(*) = 1 AND sum(u.value) = 1 FROM (
@@ -221,12 +233,48 @@ export async function listTokenTransfers(
            LIMIT 2) u) END AS is_unique
      FROM (${shown}) t
      JOIN tokens k ON k.address = t.token_address
-     JOIN blocks b ON b.number = t.block_number
-     JOIN transactions tx ON tx.block_number = t.block_number AND tx.index = t.transaction_index
+     ${located.joins}
      LEFT JOIN LATERAL (
        SELECT true AS present, i.metadata, i.metadata_error FROM token_instances i
        WHERE i.token_address = t.token_address AND i.token_id = t.token_id
        LIMIT 1
      ) i ON true`;
-  return db.query<TokenTransferRow>(`${query} ORDER BY ${order} LIMIT $1`, params);
+  const rows = await db.query<StoredTransferRow>(`${query} ORDER BY ${order} LIMIT $1`, params);
+  const byPosition = new Map(
+    transactions?.map((transaction) => [
+      transactionKey(transaction.block_number, transaction.index),
+      transaction,
+    ]),
+  );
+  return rows.map(
+    ({ token_name, token_symbol, token_decimals, token_total_supply, token_holders_count, ...row }) => {
+      const transaction = byPosition.get(transactionKey(row.block_number, row.transaction_index));
+      return {
+        ...row,
+        ...(transaction && {
+          block_hash: transaction.block_hash,
+          timestamp: transaction.timestamp,
+          input_selector: transaction.input.length >= 10 ? transaction.input.slice(0, 10) : null,
+        }),
+        token: {
+          address: row.token_address,
+          type: row.token_type,
+          name: token_name,
+          symbol: token_symbol,
+          decimals: token_decimals,
+          total_supply: token_total_supply,
+          holders_count: Number(token_holders_count),
+        },
+      } as TokenTransferRow;
+    },
+  );
 }
+
+/** A transfer as the statement answers it: the token's columns flat, the block's absent for given transactions. */
+type StoredTransferRow = Omit<TokenTransferRow, "token"> & {
+  token_name: string | null;
+  token_symbol: string | null;
+  token_decimals: number | null;
+  token_total_supply: string | null;
+  token_holders_count: number;
+};

@@ -1,6 +1,7 @@
 import type { Queryable } from "../client.ts";
 import { byteaText } from "../table-rows.ts";
 import { hexColumn } from "./keyset.ts";
+import { createParameters, ofTransactions, type TransactionPosition } from "./of-transactions.ts";
 
 /** A log as the decoders need it, keyed by its transaction's position. */
 export type TransactionLogRow = {
@@ -13,31 +14,24 @@ export type TransactionLogRow = {
 };
 
 export type ListTransactionLogsParameters = {
-  /** The transactions, by block number and index. */
-  transactions: { block_number: number; index: number }[];
+  transactions: TransactionPosition[];
   /** Only logs whose first topic is one of these; all logs when absent. */
   topic0s?: string[];
 };
 
 /**
- * The logs of some transactions, in block and log order, with their topics as one array. The block
- * condition alone reaches the logs through the primary key; without it, a rare topic0 made the planner
- * scan every log of the chain.
+ * The logs of some transactions, in block and log order, with their topics as one array, read by ranges
+ * of their blocks (without them, a rare topic0 made the planner scan every log of the chain).
  */
 export async function listTransactionLogs(
   db: Queryable,
   { transactions, topic0s }: ListTransactionLogsParameters,
 ): Promise<TransactionLogRow[]> {
   if (transactions.length === 0) return [];
-  const params: unknown[] = [
-    transactions.map((key) => key.block_number),
-    transactions.map((key) => key.index),
-  ];
-  let topicCondition = "";
-  if (topic0s !== undefined) {
-    params.push(topic0s.map(byteaText));
-    topicCondition = "AND l.topic0 = ANY($3::text[]::bytea[])";
-  }
+  const { params, bind } = createParameters();
+  const conditions = [ofTransactions("l", transactions, bind)];
+  if (topic0s !== undefined)
+    conditions.push(`l.topic0 = ANY(${bind(topic0s.map(byteaText))}::text[]::bytea[])`);
   const rows = await db.query<
     Omit<TransactionLogRow, "topics"> & Record<`topic${0 | 1 | 2 | 3}`, string | null>
   >(
@@ -45,8 +39,7 @@ export async function listTransactionLogs(
        ${hexColumn("l.topic0", "topic0")}, ${hexColumn("l.topic1", "topic1")}, ${hexColumn("l.topic2", "topic2")},
        ${hexColumn("l.topic3", "topic3")}, ${hexColumn("l.data", "data")}
      FROM logs l
-     WHERE l.block_number = ANY($1::int8[])
-       AND (l.block_number, l.transaction_index) IN (SELECT * FROM unnest($1::int8[], $2::int4[])) ${topicCondition}
+     WHERE ${conditions.join(" AND ")}
      ORDER BY l.block_number, l.log_index`,
     params,
   );
