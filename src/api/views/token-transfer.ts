@@ -1,6 +1,6 @@
 import { zeroAddress } from "viem";
 import type { FindAddressesReturnType } from "../../db/queries/addresses.ts";
-import type { TokenTransferRow } from "../../db/queries/token-transfers.ts";
+import { type TokenTransferRow, transferToken } from "../../db/queries/token-transfers.ts";
 import { selectorMethod } from "../../decode/decode-input.ts";
 import { timestamp } from "../format.ts";
 import { renderAddress } from "./address.ts";
@@ -16,7 +16,7 @@ export function tokenTransferAddresses(row: TokenTransferRow): string[] {
  * `total` takes the shape of the token's type.
  */
 export function renderTokenTransfer(row: TokenTransferRow, addresses: FindAddressesReturnType) {
-  const token = renderToken(row.token);
+  const token = renderToken(transferToken(row));
   const decimals = token?.decimals ?? null;
   const instance =
     row.token_id === null

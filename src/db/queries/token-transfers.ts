@@ -23,9 +23,26 @@ export type TokenTransferRow = InstanceColumns & {
   token_type: string;
   token_id: string | null;
   amount: string | null;
-  /** The transferred token, read with the transfer. */
-  token: TokenRow;
+  /** The transferred token's columns, read with the transfer (see `transferToken`). */
+  token_name: string | null;
+  token_symbol: string | null;
+  token_decimals: number | null;
+  token_total_supply: string | null;
+  token_holders_count: number;
 };
+
+/** The token of a transfer, as `findTokens` gives a token. */
+export function transferToken(row: TokenTransferRow): TokenRow {
+  return {
+    address: row.token_address,
+    type: row.token_type,
+    name: row.token_name,
+    symbol: row.token_symbol,
+    decimals: row.token_decimals,
+    total_supply: row.token_total_supply,
+    holders_count: Number(row.token_holders_count),
+  };
+}
 
 /** What a transfer shows of its transaction: taken from the transaction when the caller has it. */
 export type TransferTransaction = Pick<
@@ -239,42 +256,22 @@ export async function listTokenTransfers(
        WHERE i.token_address = t.token_address AND i.token_id = t.token_id
        LIMIT 1
      ) i ON true`;
-  const rows = await db.query<StoredTransferRow>(`${query} ORDER BY ${order} LIMIT $1`, params);
-  const byPosition = new Map(
-    transactions?.map((transaction) => [
-      transactionKey(transaction.block_number, transaction.index),
-      transaction,
-    ]),
-  );
-  return rows.map(
-    ({ token_name, token_symbol, token_decimals, token_total_supply, token_holders_count, ...row }) => {
+  const rows = await db.query<TokenTransferRow>(`${query} ORDER BY ${order} LIMIT $1`, params);
+  if (transactions !== undefined) {
+    // Set in place: a copy of each of a page's hundreds of rows cost more than the statement saved.
+    const byPosition = new Map(
+      transactions.map((transaction) => [
+        transactionKey(transaction.block_number, transaction.index),
+        transaction,
+      ]),
+    );
+    for (const row of rows) {
       const transaction = byPosition.get(transactionKey(row.block_number, row.transaction_index));
-      return {
-        ...row,
-        ...(transaction && {
-          block_hash: transaction.block_hash,
-          timestamp: transaction.timestamp,
-          input_selector: transaction.input.length >= 10 ? transaction.input.slice(0, 10) : null,
-        }),
-        token: {
-          address: row.token_address,
-          type: row.token_type,
-          name: token_name,
-          symbol: token_symbol,
-          decimals: token_decimals,
-          total_supply: token_total_supply,
-          holders_count: Number(token_holders_count),
-        },
-      } as TokenTransferRow;
-    },
-  );
+      if (transaction === undefined) continue;
+      row.block_hash = transaction.block_hash;
+      row.timestamp = transaction.timestamp;
+      row.input_selector = transaction.input.length >= 10 ? transaction.input.slice(0, 10) : null;
+    }
+  }
+  return rows;
 }
-
-/** A transfer as the statement answers it: the token's columns flat, the block's absent for given transactions. */
-type StoredTransferRow = Omit<TokenTransferRow, "token"> & {
-  token_name: string | null;
-  token_symbol: string | null;
-  token_decimals: number | null;
-  token_total_supply: string | null;
-  token_holders_count: number;
-};

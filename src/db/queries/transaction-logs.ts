@@ -29,17 +29,18 @@ export async function listTransactionLogs(
 ): Promise<TransactionLogRow[]> {
   if (transactions.length === 0) return [];
   const { params, bind } = createParameters();
-  const conditions = [ofTransactions("l", transactions, bind)];
-  if (topic0s !== undefined)
-    conditions.push(`l.topic0 = ANY(${bind(topic0s.map(byteaText))}::text[]::bytea[])`);
+  // The transactions' logs first (OFFSET 0 keeps them a step of their own), then their topic: checked
+  // first, the topic was compared on every log of the transactions' blocks (5 ms for a page).
+  const ofTopics =
+    topic0s === undefined ? "" : `WHERE l.topic0 = ANY(${bind(topic0s.map(byteaText))}::text[]::bytea[])`;
   const rows = await db.query<
     Omit<TransactionLogRow, "topics"> & Record<`topic${0 | 1 | 2 | 3}`, string | null>
   >(
     `SELECT l.block_number, l.transaction_index, l.log_index, ${hexColumn("l.address", "address")},
        ${hexColumn("l.topic0", "topic0")}, ${hexColumn("l.topic1", "topic1")}, ${hexColumn("l.topic2", "topic2")},
        ${hexColumn("l.topic3", "topic3")}, ${hexColumn("l.data", "data")}
-     FROM logs l
-     WHERE ${conditions.join(" AND ")}
+     FROM (SELECT * FROM logs l WHERE ${ofTransactions("l", transactions, bind)} OFFSET 0) l
+     ${ofTopics}
      ORDER BY l.block_number, l.log_index`,
     params,
   );
