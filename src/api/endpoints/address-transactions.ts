@@ -127,8 +127,9 @@ export const addressTransactions = defineEndpoint<{
       const transaction = { block_number: cursor.block_number, index: cursor.index };
       cursor = (await findAddressTransactionCursor(db, { address, transaction })) ?? cursor;
     }
-    // Three rounds of statements, each waiting only for what it needs: the page (and the head); what the
-    // page's rows name (transfers, actions, ABIs); then what the rows and transfers name.
+    // Rounds of statements, each waiting only for what it needs: the page (and the head); what the page's
+    // rows name (transfers, actions, ABIs, addresses); then the addresses only the transfers name, a round
+    // a page without transfers to new parties does not wait for.
     const [rows, head] = await Promise.all([
       listAddressTransactions(db, {
         address,
@@ -141,7 +142,8 @@ export const addressTransactions = defineEndpoint<{
       chainHead(request),
     ]);
     const shown = rows.slice(0, pageSize);
-    const [transfers, actions, abis] = await Promise.all([
+    const rowAddresses = new Set(shown.flatMap(transactionAddresses));
+    const [transfers, actions, abis, rowsKnown] = await Promise.all([
       listTokenTransfers(db, {
         transactions: shown,
         perTransaction: transferPreview + 1,
@@ -154,11 +156,13 @@ export const addressTransactions = defineEndpoint<{
         db,
         shown.flatMap((row) => (row.to_address === null ? [] : [row.to_address])),
       ),
+      findAddresses(db, rowAddresses),
     ]);
-    const addresses = await findAddresses(db, [
-      ...rows.flatMap(transactionAddresses),
-      ...transfers.flatMap(tokenTransferAddresses),
-    ]);
+    const transfersKnown = await findAddresses(
+      db,
+      transfers.flatMap(tokenTransferAddresses).filter((hash) => !rowAddresses.has(hash)),
+    );
+    const addresses = new Map([...rowsKnown, ...transfersKnown]);
     const byTransaction = new Map<string, unknown[]>();
     for (const transfer of transfers) {
       const key = transactionKey(transfer.block_number, transfer.transaction_index);
