@@ -59,3 +59,17 @@ export function resumeValueSql(sent: string, row: BalanceRowSql | null): string 
         AND (r.value = ${sent} OR (${sent} >= ${exactDoubleLimit} AND abs(r.value - ${sent}) <= ${sent} * 1e-15))
     ), ${sent})`;
 }
+
+/** A statement's parameters and the function that binds one more, giving its `$n` placeholder. */
+export type StatementParameters = { params: unknown[]; bind: (value: unknown) => string };
+
+/** A statement's parameters, starting with `params`, to which `bind` appends. */
+export function createParameters(params: unknown[] = []): StatementParameters {
+  return {
+    params,
+    bind: (value) => {
+      params.push(value);
+      return `$${params.length}`;
+    },
+  };
+}

@@ -1,17 +1,3 @@
-/** A statement's parameters and the function that binds one more, giving its `$n` placeholder. */
-export type StatementParameters = { params: unknown[]; bind: (value: unknown) => string };
-
-/** A statement's parameters, starting with `params`, to which `bind` appends. */
-export function createParameters(params: unknown[] = []): StatementParameters {
-  return {
-    params,
-    bind: (value) => {
-      params.push(value);
-      return `$${params.length}`;
-    },
-  };
-}
-
 /** A transaction by position. */
 export type TransactionPosition = { block_number: number; index: number };
 

@@ -2,8 +2,8 @@ import type { Queryable } from "../client.ts";
 import { type DirectionFilter, transferDirectionsFor } from "../direction.ts";
 import { byteaParam } from "../table-rows.ts";
 import type { TransactionRow } from "./address-transactions.ts";
-import { hexColumn } from "./keyset.ts";
-import { createParameters, ofTransactions, transactionKey } from "./of-transactions.ts";
+import { createParameters, hexColumn } from "./keyset.ts";
+import { ofTransactions, transactionKey } from "./of-transactions.ts";
 import type { InstanceColumns, TokenRow } from "./token-balances.ts";
 
 export type TokenTransferRow = InstanceColumns & {

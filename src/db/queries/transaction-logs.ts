@@ -1,7 +1,7 @@
 import type { Queryable } from "../client.ts";
 import { byteaText } from "../table-rows.ts";
-import { hexColumn } from "./keyset.ts";
-import { createParameters, ofTransactions, type TransactionPosition } from "./of-transactions.ts";
+import { createParameters, hexColumn } from "./keyset.ts";
+import { ofTransactions, type TransactionPosition } from "./of-transactions.ts";
 
 /** A log as the decoders need it, keyed by its transaction's position. */
 export type TransactionLogRow = {
