@@ -1,7 +1,7 @@
 import { getAbiItem, toEventSelector } from "viem";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/client.ts";
-import { type TransactionPosition, transactionKey } from "../db/queries/of-transactions.ts";
+import { type TransactionLogRange, transactionKey } from "../db/queries/of-transactions.ts";
 import { findTokens } from "../db/queries/token-balances.ts";
 import { listTransactionLogs, type TransactionLogRow } from "../db/queries/transaction-logs.ts";
 import { findUniswapV3Pools } from "../db/queries/uniswap-v3-pools.ts";
@@ -42,7 +42,7 @@ const poolCreatedTopic = toEventSelector(getAbiItem({ abi: uniswapV3FactoryAbi, 
 export async function loadTransactionActions(
   db: Queryable,
   protocols: ActionProtocols,
-  transactions: TransactionPosition[],
+  transactions: readonly TransactionLogRange[],
 ): Promise<Map<string, TransactionAction[]>> {
   const {
     uniswapV3Factory: factory,

@@ -126,6 +126,8 @@ export const tables = {
       error: "text",
       has_error_in_internal_transactions: "bool",
       revert_output: "bytea",
+      first_log_index: "int4",
+      log_count: "int4",
     },
     reorganization: { delete: "DELETE FROM transactions WHERE block_number > $1" },
   }),

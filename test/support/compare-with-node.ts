@@ -114,7 +114,8 @@ export async function expectTransactionsMatch(
   receipts: RpcReceipt[][],
 ) {
   const rows = await db.query(
-    `SELECT ${textColumns([...transactionFields, ...receiptFields])} FROM (SELECT t.*, b.hash AS block_hash FROM transactions t
+    `SELECT ${textColumns([...transactionFields, ...receiptFields])}, t.first_log_index, t.log_count
+     FROM (SELECT t.*, b.hash AS block_hash FROM transactions t
       JOIN blocks b ON b.number = t.block_number) t ORDER BY t.block_number, t.index`,
   );
   const transactions = blocks.flatMap((block) => block.transactions);
@@ -130,6 +131,12 @@ export async function expectTransactionsMatch(
       receiptFields,
       what,
     );
+    // Where its logs are among the block's: the range a page reads them (and their transfers) by.
+    const logs = at(flatReceipts, i, "the node's receipts").logs;
+    expect([row.first_log_index, row.log_count], what).toEqual([
+      logs.length === 0 ? null : Number(at(logs, 0, "the receipt's logs").logIndex),
+      logs.length,
+    ]);
   });
   return rows;
 }

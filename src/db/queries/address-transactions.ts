@@ -50,6 +50,9 @@ export type TransactionRow = {
   revert_output: string | null;
   /** The transaction created a contract that is a token. */
   created_token: boolean;
+  /** Its logs' indexes in the block (see `TransactionLogRange`). */
+  first_log_index: number | null;
+  log_count: number;
 };
 
 const sortColumns: Record<TransactionSort, string[]> = {
@@ -66,7 +69,7 @@ export const transactionColumns = `
   t.max_fee_per_gas, t.max_priority_fee_per_gas, ${hexColumn("t.input", "input")}, t.status, t.gas_used,
   t.effective_gas_price, t.gas_used * COALESCE(t.effective_gas_price, t.gas_price, 0) AS fee,
   b.timestamp, b.base_fee_per_gas, t.error, t.has_error_in_internal_transactions,
-  ${hexColumn("t.revert_output", "revert_output")},
+  ${hexColumn("t.revert_output", "revert_output")}, t.first_log_index, t.log_count,
   t.created_contract IS NOT NULL AND EXISTS (SELECT 1 FROM tokens k WHERE k.address = t.created_contract) AS created_token`;
 
 /**

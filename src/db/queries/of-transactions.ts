@@ -1,5 +1,10 @@
-/** A transaction by position. */
-export type TransactionPosition = { block_number: number; index: number };
+/** Where a transaction's logs are: `log_count` log indexes of its block from `first_log_index` on. */
+export type TransactionLogRange = {
+  block_number: number;
+  /** Null for a transaction without logs. */
+  first_log_index: number | null;
+  log_count: number;
+};
 
 /** The key of a transaction by position, as the maps of a page's transactions use it. */
 export function transactionKey(blockNumber: number, index: number): string {
@@ -7,27 +12,26 @@ export function transactionKey(blockNumber: number, index: number): string {
 }
 
 /**
- * Positions are matched as one number, `block_number × 2^20 + transaction_index`: no block holds a
- * million transactions (30 M gas holds at most 1,428), and the block numbers left stay far beyond any
- * chain's.
+ * The rows of `table` (keyed by block number and log index, as logs and token transfers are) that
+ * belong to `transactions`, as a FROM item named `alias`: one range of the primary key per transaction,
+ * binding its parameters with `bind`. Null when none of them has a log: there is nothing to read. Matched
+ * by block, a page read every row of its transactions' blocks, a cost that grew with the size of the
+ * blocks rather than with the page.
  */
-const indexSpan = 2 ** 20;
-
-/**
- * The SQL condition that keeps the rows of `alias` (a table keyed by block number, with a
- * `transaction_index` column) belonging to `transactions`, binding its parameters with `bind`. Each
- * distinct block is one range of the table's primary key, and its rows are looked up in a hash of the
- * positions. Matched pair by pair, the planner scanned a block's rows once per transaction of the page
- * (50 transactions of one block read its rows 50 times); checked with `= ANY`, each row was compared with
- * every position.
- */
-export function ofTransactions(
+export function rowsOfTransactions(
+  table: string,
   alias: string,
-  transactions: readonly TransactionPosition[],
+  transactions: readonly TransactionLogRange[],
   bind: (value: unknown) => string,
-): string {
-  const blocks = bind([...new Set(transactions.map((key) => key.block_number))]);
-  const positions = bind(transactions.map((key) => key.block_number * indexSpan + key.index));
-  return `${alias}.block_number = ANY(${blocks}::int8[])
-    AND ${alias}.block_number * ${indexSpan} + ${alias}.transaction_index IN (SELECT unnest(${positions}::int8[]))`;
+): string | null {
+  const ranges = transactions.flatMap(({ block_number, first_log_index, log_count }) =>
+    first_log_index === null || log_count === 0 ? [] : [{ block_number, first_log_index, log_count }],
+  );
+  if (ranges.length === 0) return null;
+  const blocks = bind(ranges.map((range) => range.block_number));
+  const firsts = bind(ranges.map((range) => range.first_log_index));
+  const ends = bind(ranges.map((range) => range.first_log_index + range.log_count));
+  return `(SELECT ${alias}.* FROM unnest(${blocks}::int8[], ${firsts}::int4[], ${ends}::int4[]) AS r(block_number, first_log_index, end_log_index)
+     JOIN ${table} ${alias} ON ${alias}.block_number = r.block_number
+       AND ${alias}.log_index >= r.first_log_index AND ${alias}.log_index < r.end_log_index) ${alias}`;
 }

@@ -3,7 +3,7 @@ import { type DirectionFilter, transferDirectionsFor } from "../direction.ts";
 import { byteaParam } from "../table-rows.ts";
 import type { TransactionRow } from "./address-transactions.ts";
 import { createParameters, hexColumn } from "./keyset.ts";
-import { ofTransactions, transactionKey } from "./of-transactions.ts";
+import { rowsOfTransactions, transactionKey } from "./of-transactions.ts";
 import type { InstanceColumns, TokenRow } from "./token-balances.ts";
 
 export type TokenTransferRow = InstanceColumns & {
@@ -47,7 +47,7 @@ export function transferToken(row: TokenTransferRow): TokenRow {
 /** What a transfer shows of its transaction: taken from the transaction when the caller has it. */
 export type TransferTransaction = Pick<
   TransactionRow,
-  "block_number" | "index" | "block_hash" | "timestamp" | "input"
+  "block_number" | "index" | "block_hash" | "timestamp" | "input" | "first_log_index" | "log_count"
 >;
 
 export type TokenTransfersCursor = {
@@ -69,8 +69,8 @@ export type ListTokenTransfersParameters = {
   cursor: TokenTransfersCursor;
   limit: number;
   /**
-   * Only the transfers of these transactions, at most `perTransaction` each (the transaction list's);
-   * their block and input are taken from these rows, not looked up again.
+   * Only the transfers of these transactions (without `address`), at most `perTransaction` each (the
+   * transaction list's); their block and input are taken from these rows, not looked up again.
    */
   transactions?: TransferTransaction[];
   perTransaction?: number;
@@ -124,7 +124,6 @@ export async function listTokenTransfers(
   const addressParam = address === undefined ? "" : bind(byteaParam(address));
   if (address !== undefined && !byToken) addressWhere.push(`a.address = ${addressParam}`);
   if (token !== undefined) transferWhere.push(`t.token_address = ${bind(byteaParam(token))}`);
-  if (transactions !== undefined) transferWhere.push(ofTransactions("t", transactions, bind));
   // The first position of a transfer's ids the page can show: past the cursor in its own batch.
   let firstPosition = "1";
   if (cursor.block_number != null) {
@@ -158,7 +157,11 @@ export async function listTokenTransfers(
       .map((range) => `(SELECT ${select} FROM ${from} ${whereSql(range)} ${pageOrder(alias)})`)
       .join(" UNION ALL ")}) ${alias} ${pageOrder(alias)}) ${alias}`;
   let transfers: string;
-  if (address === undefined)
+  if (transactions !== undefined) {
+    const ofTransactions = rowsOfTransactions(typed("token_transfers"), "t", transactions, bind);
+    if (ofTransactions === null) return [];
+    transfers = ofTransactions;
+  } else if (address === undefined)
     transfers = keysFirst
       ? firstOfRanges(
           "t.*",

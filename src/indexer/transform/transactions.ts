@@ -61,6 +61,8 @@ export function transformTransaction(
     has_error_in_internal_transactions:
       frames?.some((frame) => frame.index > 0 && frame.error !== null) ?? null,
     revert_output: frames?.[0]?.revertOutput,
+    first_log_index: receipt.logs.length === 0 ? null : Number(receipt.logs[0]?.logIndex),
+    log_count: receipt.logs.length,
   });
   const parties = participation.parties(
     [
