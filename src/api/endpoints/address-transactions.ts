@@ -26,7 +26,7 @@ import {
 import { decimal, fullHash, integer, object, timestamp as timestampSchema } from "../schemas/common.ts";
 import { emptyForUnknown, itemsCount, lastBlockNumber, listPage, listResponses } from "../schemas/lists.ts";
 import { loadTransactionActions } from "../transaction-actions.ts";
-import { renderTokenTransfer, tokenTransferAddresses } from "../views/token-transfer.ts";
+import { renderTokenTransfer } from "../views/token-transfer.ts";
 import { renderTransaction, transactionAddresses, transferPreview } from "../views/transaction.ts";
 
 type Query = {
@@ -127,9 +127,8 @@ export const addressTransactions = defineEndpoint<{
       const transaction = { block_number: cursor.block_number, index: cursor.index };
       cursor = (await findAddressTransactionCursor(db, { address, transaction })) ?? cursor;
     }
-    // Rounds of statements, each waiting only for what it needs: the page (and the head); what the page's
-    // rows name (transfers, actions, ABIs, addresses); then the addresses only the transfers name, a round
-    // a page without transfers to new parties does not wait for.
+    // Two rounds of statements: the page (and the head), then what its rows name (transfers, actions,
+    // ABIs, and the addresses of the rows and of their transfers, found from the rows' log ranges).
     const [rows, head] = await Promise.all([
       listAddressTransactions(db, {
         address,
@@ -142,11 +141,11 @@ export const addressTransactions = defineEndpoint<{
       chainHead(request),
     ]);
     const shown = rows.slice(0, pageSize);
-    const rowAddresses = new Set(shown.flatMap(transactionAddresses));
-    const [transfers, actions, abis, rowsKnown] = await Promise.all([
+    const perTransaction = transferPreview + 1;
+    const [transfers, actions, abis, addresses] = await Promise.all([
       listTokenTransfers(db, {
         transactions: shown,
-        perTransaction: transferPreview + 1,
+        perTransaction,
         types: [],
         cursor: {},
         limit: shown.length * (transferPreview + 1),
@@ -156,13 +155,10 @@ export const addressTransactions = defineEndpoint<{
         db,
         shown.flatMap((row) => (row.to_address === null ? [] : [row.to_address])),
       ),
-      findAddresses(db, rowAddresses),
+      findAddresses(db, shown.flatMap(transactionAddresses), {
+        transfersOf: { transactions: shown, perTransaction },
+      }),
     ]);
-    const transfersKnown = await findAddresses(
-      db,
-      transfers.flatMap(tokenTransferAddresses).filter((hash) => !rowAddresses.has(hash)),
-    );
-    const addresses = new Map([...rowsKnown, ...transfersKnown]);
     const byTransaction = new Map<string, unknown[]>();
     for (const transfer of transfers) {
       const key = transactionKey(transfer.block_number, transfer.transaction_index);

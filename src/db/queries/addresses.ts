@@ -3,7 +3,9 @@ import type { ProxyType } from "../../indexer/detect-proxies.ts";
 import type { Queryable } from "../client.ts";
 import { byteaText } from "../table-rows.ts";
 import { currentProxyJoin } from "./contract-abis.ts";
-import { hexColumn } from "./keyset.ts";
+import { createParameters, hexColumn } from "./keyset.ts";
+import type { TransactionLogRange } from "./of-transactions.ts";
+import { transferPartiesOf } from "./token-transfers.ts";
 
 export type AddressInfo = {
   is_contract: boolean;
@@ -20,6 +22,14 @@ export type AddressInfo = {
 
 export type FindAddressesReturnType = Map<string, AddressInfo>;
 
+export type FindAddressesOptions = {
+  /**
+   * Also the parties of these transactions' first `perTransaction` token transfers (a transaction list's
+   * preview): found in the same statement, not in one that waits for the transfers.
+   */
+  transfersOf?: { transactions: readonly TransactionLogRange[]; perTransaction: number };
+};
+
 /**
  * What is known of each address, keyed by lowercase hex: seen on chain, imported ABI and contract name,
  * current proxy state and its implementation's name. Addresses known in none of these are absent. One
@@ -28,9 +38,14 @@ export type FindAddressesReturnType = Map<string, AddressInfo>;
 export async function findAddresses(
   db: Queryable,
   hashes: Iterable<string>,
+  { transfersOf }: FindAddressesOptions = {},
 ): Promise<FindAddressesReturnType> {
   const unique = [...new Set(hashes)];
-  if (unique.length === 0) return new Map();
+  const { params, bind } = createParameters();
+  const listed = `SELECT unnest(${bind(unique.map((hash) => byteaText(hash)))}::text[]::bytea[])`;
+  const parties =
+    transfersOf && transferPartiesOf(transfersOf.transactions, transfersOf.perTransaction, bind);
+  if (unique.length === 0 && !parties) return new Map();
   const rows = await db.query<{
     hash: string;
     is_contract: boolean | null;
@@ -44,14 +59,14 @@ export async function findAddresses(
     `SELECT ${hexColumn("q.hash", "hash")}, a.is_contract, own.address IS NOT NULL AS verified, own.name,
        proxy.proxy_type, ${hexColumn("proxy.implementation", "implementation")}, impl.name AS implementation_name,
        k.type AS token_type
-     FROM unnest($1::text[]::bytea[]) AS q(hash)
+     FROM (${parties ? `${listed} UNION ${parties}` : listed}) AS q(hash)
      LEFT JOIN addresses a ON a.hash = q.hash
      LEFT JOIN contract_abis own ON own.address = q.hash
      ${currentProxyJoin("q.hash", "proxy")}
      LEFT JOIN contract_abis impl ON impl.address = proxy.implementation
      LEFT JOIN tokens k ON k.address = q.hash
      WHERE a.hash IS NOT NULL OR own.address IS NOT NULL OR proxy.proxy_type IS NOT NULL`,
-    [unique.map((hash) => byteaText(hash))],
+    params,
   );
   return new Map(
     rows.map((row) => [

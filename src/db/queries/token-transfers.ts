@@ -3,7 +3,7 @@ import { type DirectionFilter, transferDirectionsFor } from "../direction.ts";
 import { byteaParam } from "../table-rows.ts";
 import type { TransactionRow } from "./address-transactions.ts";
 import { createParameters, hexColumn } from "./keyset.ts";
-import { rowsOfTransactions, transactionKey } from "./of-transactions.ts";
+import { rowsOfTransactions, type TransactionLogRange, transactionKey } from "./of-transactions.ts";
 import type { InstanceColumns, TokenRow } from "./token-balances.ts";
 
 export type TokenTransferRow = InstanceColumns & {
@@ -49,6 +49,23 @@ export type TransferTransaction = Pick<
   TransactionRow,
   "block_number" | "index" | "block_hash" | "timestamp" | "input" | "first_log_index" | "log_count"
 >;
+
+/**
+ * The senders and recipients of the first `perTransaction` transfers of each of `transactions` (those a
+ * transaction list's preview can show), as SQL selecting one bytea column; parameters bound with `bind`.
+ * Null when none of the transactions has a log.
+ */
+export function transferPartiesOf(
+  transactions: readonly TransactionLogRange[],
+  perTransaction: number,
+  bind: (value: unknown) => string,
+): string | null {
+  const transfers = rowsOfTransactions("token_transfers", "t", transactions, bind);
+  if (transfers === null) return null;
+  return `SELECT unnest(ARRAY[t.from_address, t.to_address]) FROM (SELECT t.from_address, t.to_address,
+       row_number() OVER (PARTITION BY t.block_number, t.transaction_index ORDER BY t.log_index) AS nth
+     FROM ${transfers}) t WHERE nth <= ${bind(perTransaction)}`;
+}
 
 export type TokenTransfersCursor = {
   block_number?: number | null;
