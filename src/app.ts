@@ -62,6 +62,7 @@ export function createChainIndexer({
     concurrency: config.concurrency,
     pollIntervalMs: config.pollIntervalMs,
     maxReorgDepth: config.maxReorgDepth,
+    compactIndexesAfter: config.compactIndexesAfter,
     tracer: config.tracer,
     entryPoints: { v06: config.entryPointsV06, v07: config.entryPointsV07, v08: config.entryPointsV08 },
   });

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { isAddress } from "viem";
 import { createChainIndexer, openStore, serve } from "./app.ts";
 import { type Config, ConfigError, configOptions, loadConfig } from "./config.ts";
+import { compactIndexes } from "./db/compact-indexes.ts";
 import { AbiImportIncompleteError, importAbis } from "./db/import-abis.ts";
 import { isUserError } from "./errors.ts";
 import { createLogger, type Logger } from "./logger.ts";
@@ -15,6 +16,7 @@ Commands:
   index     index only
   serve     serve the API only (PostgreSQL; PGlite allows one process)
   migrate   bring the database schema up to date
+  compact   rebuild the indexes packed (PostgreSQL; the indexer does it once its first sync ends)
   demo      start a local anvil chain with a demo scenario, index it and serve it (npm start)
   abi import <path> [--address 0x..]
             import an ABI file (plain ABI JSON or Sourcify metadata.json) or every one in a folder
@@ -101,6 +103,22 @@ const commands = {
   async migrate(config, logger) {
     const db = await openStore({ config, logger });
     await db.close();
+  },
+  async compact(config, logger, signal) {
+    // PGlite is never compacted: its embedded databases hold small chains.
+    if (!config.databaseUrl)
+      throw new ConfigError("compact needs PostgreSQL: set DATABASE_URL or pass --database");
+    const db = await openStore({ config, logger });
+    try {
+      const compacted = await compactIndexes(db, { logger, signal });
+      const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+      if (compacted)
+        process.stdout.write(
+          `compacted ${compacted.indexes} indexes: ${mb(compacted.bytesBefore)} MB -> ${mb(compacted.bytesAfter)} MB in ${(compacted.milliseconds / 1000).toFixed(1)} s\n`,
+        );
+    } finally {
+      await db.close();
+    }
   },
   async demo(config, logger, signal) {
     // Loaded on demand: the demo brings the Solidity compiler and anvil, which other commands never need.

@@ -17,6 +17,7 @@ describe("startProgressBar", () => {
       tracer: "parity",
       blocksWritten: 0,
       transactionsWritten: 0,
+      indexCompactions: 0,
     };
     const stop = startProgressBar({ status: () => ({ ...status }), stream, intervalMs: 20 });
     // 100 blocks and 300 transactions every 50 ms: 2,000 blocks/s, 6,000 tx/s.

@@ -67,6 +67,11 @@ describe("sextant CLI", () => {
       ["migrate", "--database", "mysql://db"],
       'sextant: --database must use postgres: or postgresql:, got "mysql://db"',
     ],
+    [["compact"], "sextant: compact needs PostgreSQL: set DATABASE_URL or pass --database"],
+    [
+      ["compact", "--compact-indexes-after", "-1"],
+      'sextant: --compact-indexes-after must be an integer from 0 to 9007199254740991, got "-1"',
+    ],
   ])("%j stops with one clear line and exit code 2", (args, line) => {
     const result = run(...args);
     expect(result.status).toBe(2);

@@ -1,5 +1,7 @@
 import postgres from "postgres";
+import { defaultCompactIndexesAfter } from "../../src/config.ts";
 import { type Database, openDatabase } from "../../src/db/client.ts";
+import { compactIndexes, shouldCompactIndexes } from "../../src/db/compact-indexes.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { readCheckpoint } from "../../src/db/write-range.ts";
 import { createIndexer } from "../../src/indexer/create-indexer.ts";
@@ -131,6 +133,13 @@ export async function loadDataset({
   }
   const reachedBlock = await stored();
   if (marker.analyzed_block !== reachedBlock) {
+    const built = { written: chain.shape.transactions, stored: chain.shape.transactions };
+    // As the indexer does once its catch-up reaches the head.
+    if (
+      reachedBlock >= chain.head &&
+      shouldCompactIndexes({ ...built, minTransactions: defaultCompactIndexesAfter })
+    )
+      await compactIndexes(db);
     await db.exec("VACUUM ANALYZE");
     await db.query("UPDATE bench_dataset SET analyzed_block = $1, complete = $2", [
       reachedBlock,

@@ -1,6 +1,13 @@
 import type { Address } from "viem";
+import { defaultCompactIndexesAfter } from "../config.ts";
 import { ensureChainIdentity } from "../db/chain-identity.ts";
 import type { Database } from "../db/client.ts";
+import {
+  compactIndexes,
+  dropAbandonedRebuilds,
+  estimateStoredTransactions,
+  shouldCompactIndexes,
+} from "../db/compact-indexes.ts";
 import { recordHeartbeat, recordPastRpcIndexed } from "../db/user-operations-status.ts";
 import {
   ChainDivergedError,
@@ -48,6 +55,11 @@ export type CreateIndexerParameters = {
    * intervals), so a stopped indexer is reported as not live once it has aged.
    */
   liveTtlMs?: number;
+  /**
+   * When catch-up reaches the head having written at least this many transactions, and at least half of
+   * those stored, the indexes are rebuilt packed in the background (PostgreSQL; `compactIndexes`); 0 never.
+   */
+  compactIndexesAfter?: number;
 };
 
 /** The node's chain left the stored one further back than the configured depth. */
@@ -68,6 +80,8 @@ export type IndexerStatus = {
   /** Blocks and transactions written since the indexer was created. */
   blocksWritten: number;
   transactionsWritten: number;
+  /** Compactions of the indexes finished since the indexer was created. */
+  indexCompactions: number;
 };
 
 export type Indexer = {
@@ -97,6 +111,7 @@ export function createIndexer({
   tracer: configuredTracer = "auto",
   entryPoints = canonicalEntryPoints,
   liveTtlMs = Math.max(30_000, 3 * pollIntervalMs),
+  compactIndexesAfter = defaultCompactIndexesAfter,
 }: CreateIndexerParameters): Indexer {
   const knownContracts = new Set<Address>();
   const describedTokens = new Set<Address>();
@@ -107,7 +122,11 @@ export function createIndexer({
     tracer: null,
     blocksWritten: 0,
     transactionsWritten: 0,
+    indexCompactions: 0,
   };
+  let compaction: Promise<void> | null = null;
+  let writtenAtCompaction = 0;
+  let abandonedRebuildsDropped = db.kind !== "postgres";
   let pastRpcRecorded = false;
 
   async function prepare(signal?: AbortSignal) {
@@ -369,6 +388,12 @@ export function createIndexer({
    */
   async function follow(resuming: boolean, signal: AbortSignal) {
     if (resuming) state.indexedBlock = await readCheckpoint(db);
+    if (!abandonedRebuildsDropped) {
+      const abandoned = await dropAbandonedRebuilds(db);
+      if (abandoned.length > 0)
+        logger.info({ abandoned }, "dropped index rebuilds a stopped compaction left");
+      abandonedRebuildsDropped = true;
+    }
     const before = state.indexedBlock;
     await reconcileTip(signal);
     await catchUp(undefined, signal);
@@ -376,10 +401,38 @@ export function createIndexer({
     const atHead = state.indexedBlock === state.headBlock;
     if (!state.following && atHead) {
       logger.info({ indexed: Number(state.indexedBlock) }, "caught up; following new blocks");
+      compactIfWorthIt(signal);
     }
     state.following = atHead;
     if (state.following) await recordHeartbeat(db, liveTtlMs);
     if (state.indexedBlock === before) await sleep(pollIntervalMs, signal);
+  }
+
+  /**
+   * Starts rebuilding the indexes in the background when the writes since the last compaction (or the
+   * start) call for it; following goes on meanwhile. A compaction that fails leaves the indexes as they
+   * were, and one cut off by a stop is cleaned up at the next run.
+   */
+  function compactIfWorthIt(signal: AbortSignal) {
+    const written = state.transactionsWritten - writtenAtCompaction;
+    if (compaction || db.kind !== "postgres" || compactIndexesAfter <= 0 || written < compactIndexesAfter)
+      return;
+    compaction = (async () => {
+      const stored = await estimateStoredTransactions(db);
+      if (!shouldCompactIndexes({ written, stored, minTransactions: compactIndexesAfter })) return;
+      writtenAtCompaction = state.transactionsWritten;
+      logger.info({ written, stored }, "compacting the indexes");
+      const compacted = await compactIndexes(db, { logger, signal });
+      state.indexCompactions += 1;
+      logger.info({ ...compacted }, "indexes compacted");
+    })()
+      .catch((error) => {
+        if (!signal.aborted)
+          logger.warn({ err: error }, "index compaction failed; the indexes stay as they were");
+      })
+      .finally(() => {
+        compaction = null;
+      });
   }
 
   async function run(signal: AbortSignal) {

@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createApiServer } from "../src/api/server.ts";
+import type { Database } from "../src/db/client.ts";
+import { compactIndexes, shouldCompactIndexes } from "../src/db/compact-indexes.ts";
+import { tables } from "../src/db/tables.ts";
+import { createRpcClient } from "../src/rpc/client.ts";
+import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { followNode, indexNode } from "./support/index-node.ts";
+import { until } from "./support/until.ts";
+
+const client = createRpcClient({ url: inject("demoRpcUrl") });
+const postgresOnly = databaseKinds.filter((kind) => kind === "postgres");
+
+type IndexState = { name: string; valid: boolean; bytes: number; file: string };
+
+/** Every index of the registry's tables, and whether PostgreSQL may use it. */
+async function schemaIndexes(db: Database): Promise<IndexState[]> {
+  return db.query<IndexState>(
+    `SELECT c.relname AS name, i.indisvalid AS valid, pg_relation_size(i.indexrelid) AS bytes,
+       pg_relation_filenode(i.indexrelid)::text AS file
+     FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
+     WHERE t.relnamespace = current_schema()::regnamespace AND t.relname = ANY($1::text[])
+     ORDER BY c.relname`,
+    [`{${Object.values(tables).map((table) => table.name)}}`],
+  );
+}
+
+/** The bodies of a page of every address list of the busiest address, and of a token's holders and transfers. */
+async function answers(db: Database): Promise<string[]> {
+  const [busiest] = await db.query<{ address: string }>(
+    `SELECT '0x' || encode(address, 'hex') AS address FROM address_transactions
+     GROUP BY address ORDER BY count(*) DESC, address LIMIT 1`,
+  );
+  const [token] = await db.query<{ address: string }>(
+    `SELECT '0x' || encode(token_address, 'hex') AS address FROM token_balances
+     GROUP BY token_address ORDER BY count(*) DESC, token_address LIMIT 1`,
+  );
+  const address = busiest?.address;
+  const paths = [
+    `/api/v2/addresses/${address}/transactions`,
+    `/api/v2/addresses/${address}/transactions?sort=value&order=asc`,
+    `/api/v2/addresses/${address}/transactions?filter=from&sort=fee&order=desc`,
+    `/api/v2/addresses/${address}/logs`,
+    `/api/v2/addresses/${address}/token-transfers`,
+    `/api/v2/addresses/${address}/internal-transactions`,
+    `/api/v2/addresses/${address}/tokens`,
+    `/api/v2/tokens/${token?.address}/holders`,
+    "/api/v2/token-transfers",
+  ];
+  // A new server each time: its page cache would answer from before the rebuild, which moves no data version.
+  const app = await createApiServer({ db, pageCacheBytes: 0 });
+  try {
+    const bodies: string[] = [];
+    for (const url of paths) {
+      const response = await app.inject({ method: "GET", url });
+      expect(response.statusCode, url).toBe(200);
+      bodies.push(response.body);
+    }
+    return bodies;
+  } finally {
+    await app.close();
+  }
+}
+
+describe.each(postgresOnly)("compacting the indexes of the demo chain in %s", (kind) => {
+  let test: TestDatabase;
+
+  beforeAll(async () => {
+    ({ test } = await indexNode(kind, client, { rangeSize: 7, concurrency: 3 }));
+  });
+  afterAll(() => test?.drop());
+
+  it("rebuilds every index, drops an abandoned rebuild first, and leaves the rows and answers as they were", async () => {
+    const rowsBefore = await fingerprint(test.db);
+    const answersBefore = await answers(test.db);
+    const indexesBefore = await schemaIndexes(test.db);
+    // What a REINDEX CONCURRENTLY cut off leaves: an invalid index named as its copy (this one is invalid
+    // because its build failed on duplicate addresses).
+    await expect(
+      test.db.exec("CREATE UNIQUE INDEX CONCURRENTLY logs_address_ccnew ON logs (address)"),
+    ).rejects.toThrow();
+    expect((await schemaIndexes(test.db)).find((index) => index.name === "logs_address_ccnew")?.valid).toBe(
+      false,
+    );
+
+    const compacted = await compactIndexes(test.db);
+
+    expect(compacted?.abandoned).toEqual(["logs_address_ccnew"]);
+    const indexesAfter = await schemaIndexes(test.db);
+    expect(indexesAfter.map(({ name, valid }) => ({ name, valid }))).toEqual(
+      indexesBefore.map(({ name }) => ({ name, valid: true })),
+    );
+    expect(compacted?.indexes).toBe(indexesBefore.length);
+    // Each was written anew.
+    const filesBefore = new Set(indexesBefore.map((index) => index.file));
+    expect(indexesAfter.filter((index) => filesBefore.has(index.file))).toEqual([]);
+    expect(compacted?.bytesBefore).toBe(indexesBefore.reduce((sum, index) => sum + index.bytes, 0));
+    expect(compacted?.bytesAfter).toBe(indexesAfter.reduce((sum, index) => sum + index.bytes, 0));
+    expect(await fingerprint(test.db)).toEqual(rowsBefore);
+    expect(await answers(test.db)).toEqual(answersBefore);
+  });
+});
+
+describe.each(postgresOnly)("the indexer's compaction in %s", (kind) => {
+  it("compacts once its catch-up reaches the head, having written enough, and follows meanwhile", async () => {
+    const followed = await followNode(kind, client, { compactIndexesAfter: 1, pollIntervalMs: 50 });
+    try {
+      await until("the indexes compacted", async () => followed.indexer.status().indexCompactions === 1, {
+        failOn: followed.running,
+      });
+      expect(followed.indexer.status().following).toBe(true);
+      const indexes = await schemaIndexes(followed.test.db);
+      expect(indexes.filter((index) => !index.valid)).toEqual([]);
+      // Following on writes nothing new on this chain: no second compaction.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(followed.indexer.status().indexCompactions).toBe(1);
+    } finally {
+      await followed.drop();
+    }
+  });
+});
+
+describe("compacting PGlite", () => {
+  it("does nothing: an embedded database holds a small chain and serves while it indexes", async () => {
+    const { test } = await indexNode("pglite", client, { head: 20n });
+    try {
+      expect(await compactIndexes(test.db)).toBeNull();
+    } finally {
+      await test.drop();
+    }
+  });
+});
+
+describe("shouldCompactIndexes", () => {
+  it.each([
+    { written: 1_000_000, stored: 1_000_000, minTransactions: 1_000_000, expected: true },
+    { written: 10_000_000, stored: 10_000_000, minTransactions: 1_000_000, expected: true },
+    { written: 5_000_000, stored: 10_000_000, minTransactions: 1_000_000, expected: true },
+    { written: 4_999_999, stored: 10_000_000, minTransactions: 1_000_000, expected: false },
+    { written: 999_999, stored: 999_999, minTransactions: 1_000_000, expected: false },
+    { written: 10_000_000, stored: 10_000_000, minTransactions: 0, expected: false },
+  ])("$written written of $stored stored, at least $minTransactions: $expected", (example) => {
+    expect(shouldCompactIndexes(example)).toBe(example.expected);
+  });
+});
