@@ -19,13 +19,25 @@ export type AddressView = {
   public_tags: never[];
 };
 
+// A page's renders of one address are one object, kept with the page's lookup: a page of transactions and
+// their transfers names the same few addresses hundreds of times, and each render checksums the hash.
+const renderedOfPage = new WeakMap<FindAddressesReturnType, Map<string, AddressView>>();
+
 /**
- * Renders the address object for a lowercase hex address, or null for no address. An address never
+ * Renders the address object for a lowercase hex address, or null for no address; the same object for
+ * the same address and lookup. An address never
  * seen on chain renders with `is_verified: null`, as Blockscout does when nothing but the hash is known;
  * an imported ABI makes it verified and named, and a proxy names its implementation.
  */
 export function renderAddress(hash: string | null, known: FindAddressesReturnType): AddressView | null {
   if (hash === null) return null;
+  let rendered = renderedOfPage.get(known);
+  if (rendered === undefined) {
+    rendered = new Map();
+    renderedOfPage.set(known, rendered);
+  }
+  const done = rendered.get(hash);
+  if (done !== undefined) return done;
   const info: AddressInfo | undefined = known.get(hash);
   // Blockscout sends the implementation's address under both names (`address` is the older one).
   const implementations = (info?.implementations ?? []).map((implementation) => ({
@@ -33,7 +45,7 @@ export function renderAddress(hash: string | null, known: FindAddressesReturnTyp
     address: checksumAddress(implementation.address),
     name: implementation.name,
   }));
-  return {
+  const view: AddressView = {
     hash: checksumAddress(hash as Address),
     is_contract: info?.is_contract ?? false,
     is_verified: info ? info.is_verified : null,
@@ -49,4 +61,6 @@ export function renderAddress(hash: string | null, known: FindAddressesReturnTyp
     watchlist_names: [],
     public_tags: [],
   };
+  rendered.set(hash, view);
+  return view;
 }
