@@ -6,7 +6,7 @@ import { BaseError } from "./errors.ts";
 import { defaultIpfsGateway } from "./indexer/fetch-token-metadata.ts";
 
 /**
- * The least a catch-up writes for the indexer to compact its indexes (`compactIndexesAfter`): at 200,000
+ * The fewest transactions stored for the indexer to compact its indexes (`compactIndexesAfter`): at 200,000
  * transactions a compaction took 8 s and saved 18 % of the database.
  */
 export const defaultCompactIndexesAfter = 100_000;
@@ -50,8 +50,8 @@ export type Config = {
   /** Deepest chain reorganization followed (`SEXTANT_REORG_DEPTH`, `--reorg-depth`). */
   maxReorgDepth: number;
   /**
-   * Transactions a catch-up must write (and at least half of those stored) for the indexes to be rebuilt
-   * packed once it reaches the head, PostgreSQL only (`SEXTANT_COMPACT_INDEXES_AFTER`,
+   * Transactions stored before the indexer compacts its indexes, once its first sync reaches the head and
+   * again each time the chain's height doubles; PostgreSQL only (`SEXTANT_COMPACT_INDEXES_AFTER`,
    * `--compact-indexes-after`); 0 never.
    */
   compactIndexesAfter: number;

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readCheckpoint } from "../src/db/write-range.ts";
+import { readCheckpoint } from "../src/db/checkpoints.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { type FollowedNode, followNode } from "./support/index-node.ts";

@@ -1,6 +1,6 @@
 import { encodeDeployData, encodeFunctionData, getAddress, type Hex, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readCheckpoint } from "../src/db/write-range.ts";
+import { readCheckpoint } from "../src/db/checkpoints.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { eth_blockNumber } from "../src/rpc/eth_blockNumber.ts";

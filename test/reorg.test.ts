@@ -1,7 +1,7 @@
 import { encodeDeployData, encodeFunctionData, type Hex, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
-import { readCheckpoint } from "../src/db/write-range.ts";
+import { readCheckpoint } from "../src/db/checkpoints.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { ReorgTooDeepError } from "../src/indexer/create-indexer.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";

@@ -1,9 +1,9 @@
 import postgres from "postgres";
 import { defaultCompactIndexesAfter } from "../../src/config.ts";
+import { readCheckpoint } from "../../src/db/checkpoints.ts";
 import { type Database, openDatabase } from "../../src/db/client.ts";
-import { compactIndexes, shouldCompactIndexes } from "../../src/db/compact-indexes.ts";
+import { compactIndexesIfWorthIt } from "../../src/db/compact-indexes.ts";
 import { migrate } from "../../src/db/migrate.ts";
-import { readCheckpoint } from "../../src/db/write-range.ts";
 import { createIndexer } from "../../src/indexer/create-indexer.ts";
 import { createLogger } from "../../src/logger.ts";
 import { required } from "../../src/required.ts";
@@ -133,13 +133,9 @@ export async function loadDataset({
   }
   const reachedBlock = await stored();
   if (marker.analyzed_block !== reachedBlock) {
-    const built = { written: chain.shape.transactions, stored: chain.shape.transactions };
     // As the indexer does once its catch-up reaches the head.
-    if (
-      reachedBlock >= chain.head &&
-      shouldCompactIndexes({ ...built, minTransactions: defaultCompactIndexesAfter })
-    )
-      await compactIndexes(db);
+    if (reachedBlock >= chain.head)
+      await compactIndexesIfWorthIt(db, { minTransactions: defaultCompactIndexesAfter });
     await db.exec("VACUUM ANALYZE");
     await db.query("UPDATE bench_dataset SET analyzed_block = $1, complete = $2", [
       reachedBlock,

@@ -1,11 +1,6 @@
 import type { Logger } from "../logger.ts";
+import { readCheckpoint } from "./checkpoints.ts";
 import type { Database, Queryable } from "./client.ts";
-import { tables } from "./tables.ts";
-
-/** The schema's own tables, whose indexes the compaction rebuilds (not the migrations' bookkeeping). */
-const tableNames = `{${Object.values(tables)
-  .map((table) => table.name)
-  .join(",")}}`;
 
 export type CompactIndexesParameters = {
   logger?: Logger;
@@ -25,7 +20,7 @@ export type CompactIndexesReturnType = {
 } | null;
 
 /**
- * Rebuilds every index of the schema's tables packed, one at a time, with `REINDEX INDEX CONCURRENTLY`:
+ * Rebuilds every index of the schema's tables (but the migrations' own) packed, one at a time, with `REINDEX INDEX CONCURRENTLY`:
  * reads and writes go on meanwhile, and only one index's copy takes disk space at a time. PostgreSQL only
  * (null on PGlite, whose embedded databases hold small chains and could not go on serving meanwhile).
  *
@@ -40,13 +35,13 @@ export async function compactIndexes(
 ): Promise<CompactIndexesReturnType> {
   if (db.kind !== "postgres") return null;
   const began = performance.now();
+  const indexedBlock = await readCheckpoint(db);
   const abandoned = await dropAbandonedRebuilds(db);
   const indexes = await db.query<{ name: string; bytes: number }>(
     `SELECT i.indexrelid::regclass::text AS name, pg_relation_size(i.indexrelid) AS bytes
      FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid
-     WHERE t.relnamespace = current_schema()::regnamespace AND t.relname = ANY($1::text[]) AND i.indisvalid
+     WHERE t.relnamespace = current_schema()::regnamespace AND t.relname <> 'schema_migrations' AND i.indisvalid
      ORDER BY bytes DESC, name`,
-    [tableNames],
   );
   let bytesBefore = 0;
   let bytesAfter = 0;
@@ -60,6 +55,13 @@ export async function compactIndexes(
     bytesBefore += index.bytes;
     bytesAfter += after?.bytes ?? 0;
     logger?.debug({ index: index.name, before: index.bytes, after: after?.bytes }, "index compacted");
+  }
+  if (indexedBlock !== null) {
+    await db.query(
+      `INSERT INTO checkpoints (name, block_number) VALUES ($1, $2)
+       ON CONFLICT (name) DO UPDATE SET block_number = excluded.block_number`,
+      [compactionCheckpoint, indexedBlock.toString()],
+    );
   }
   return {
     indexes: indexes.length,
@@ -88,31 +90,66 @@ export async function dropAbandonedRebuilds(db: Queryable): Promise<string[]> {
   return abandoned.map(({ name }) => name);
 }
 
+/** The checkpoint that holds the last block stored when the indexes were last compacted. */
+export const compactionCheckpoint = "indexes_compacted";
+
 export type ShouldCompactIndexesParameters = {
-  /** Transactions this process wrote since it started or last compacted. */
-  written: number;
   /** Transactions stored now (PostgreSQL's live-row estimate). */
   stored: number;
-  /** The least a compaction is worth: fewer written transactions never trigger one; 0 turns it off. */
+  /** The last block stored now. */
+  indexedBlock: bigint;
+  /** The last block stored when the indexes were last compacted; null when they never were. */
+  compactedBlock: bigint | null;
+  /** The least a compaction is worth: with fewer transactions stored there is none; 0 turns it off. */
   minTransactions: number;
 };
 
 /**
- * Whether the indexes are worth rebuilding once catch-up reaches the head: when the catch-up wrote at
- * least `minTransactions` and at least half of what is stored (the first sync; a restart that doubled the
- * chain). A compaction rewrites every index, so triggered only as the data doubles, its total work stays
- * within twice the final indexes' size; a restart after a short stop never triggers one.
+ * Whether the indexes are worth rebuilding: at least `minTransactions` stored, and never compacted (the
+ * first sync, however many restarts it took) or the chain's height doubled since. A compaction rewrites
+ * every index, so triggered only as the chain doubles, its total work stays within about twice the final
+ * indexes' size.
  */
 export function shouldCompactIndexes({
-  written,
   stored,
+  indexedBlock,
+  compactedBlock,
   minTransactions,
 }: ShouldCompactIndexesParameters): boolean {
-  return minTransactions > 0 && written >= minTransactions && written * 2 >= stored;
+  if (minTransactions <= 0 || stored < minTransactions) return false;
+  return compactedBlock === null || indexedBlock >= 2n * compactedBlock;
+}
+
+export type CompactIndexesIfWorthItParameters = CompactIndexesParameters & {
+  /** `shouldCompactIndexes`'s least number of transactions stored. */
+  minTransactions: number;
+};
+
+/**
+ * Compacts the indexes (`compactIndexes`) when `shouldCompactIndexes` says it is worth it, as the indexer
+ * does each time its catch-up reaches the head; null when it is not (or on PGlite).
+ */
+export async function compactIndexesIfWorthIt(
+  db: Database,
+  { minTransactions, ...parameters }: CompactIndexesIfWorthItParameters,
+): Promise<CompactIndexesReturnType> {
+  if (db.kind !== "postgres" || minTransactions <= 0) return null;
+  const [stored, indexedBlock, compactedBlock] = await Promise.all([
+    estimateStoredTransactions(db),
+    readCheckpoint(db),
+    readCheckpoint(db, compactionCheckpoint),
+  ]);
+  if (
+    indexedBlock === null ||
+    !shouldCompactIndexes({ stored, indexedBlock, compactedBlock, minTransactions })
+  )
+    return null;
+  parameters.logger?.info({ stored, indexedBlock: Number(indexedBlock) }, "compacting the indexes");
+  return compactIndexes(db, parameters);
 }
 
 /** Transactions stored, as PostgreSQL's statistics count live rows (no scan); 0 when unknown. */
-export async function estimateStoredTransactions(db: Queryable): Promise<number> {
+async function estimateStoredTransactions(db: Queryable): Promise<number> {
   const [row] = await db.query<{ rows: number | null }>(
     "SELECT n_live_tup AS rows FROM pg_stat_user_tables WHERE relid = 'transactions'::regclass",
   );

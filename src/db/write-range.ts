@@ -1,4 +1,5 @@
 import { BaseError } from "../errors.ts";
+import { blocksCheckpoint } from "./checkpoints.ts";
 import type { Database } from "./client.ts";
 import { byteaParam } from "./table-rows.ts";
 import { deleteAbove, insertRange, type RangeRows } from "./tables.ts";
@@ -23,9 +24,6 @@ export type WriteRangeParameters = {
   /** Replace what is stored above this block (a reorganization): deleted and rewritten in the same transaction. */
   replaceAbove?: bigint;
 };
-
-/** Name of the checkpoint that records the last block whose core data is stored. */
-export const blocksCheckpoint = "blocks";
 
 /**
  * Writes a range's rows and moves the checkpoint to its last block, in one transaction: a crash at
@@ -88,13 +86,4 @@ export async function readBlockHashes(db: Database, from: bigint, to: bigint): P
     [from.toString(), to.toString()],
   );
   return new Map(rows.map((row) => [BigInt(row.number), row.hash]));
-}
-
-/** The last block whose data is stored, or null for an empty database. */
-export async function readCheckpoint(db: Database, name = blocksCheckpoint): Promise<bigint | null> {
-  const [row] = await db.query<{ block_number: number }>(
-    "SELECT block_number FROM checkpoints WHERE name = $1",
-    [name],
-  );
-  return row ? BigInt(row.block_number) : null;
 }

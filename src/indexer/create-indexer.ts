@@ -1,21 +1,11 @@
 import type { Address } from "viem";
 import { defaultCompactIndexesAfter } from "../config.ts";
 import { ensureChainIdentity } from "../db/chain-identity.ts";
+import { readCheckpoint } from "../db/checkpoints.ts";
 import type { Database } from "../db/client.ts";
-import {
-  compactIndexes,
-  dropAbandonedRebuilds,
-  estimateStoredTransactions,
-  shouldCompactIndexes,
-} from "../db/compact-indexes.ts";
+import { compactIndexesIfWorthIt, dropAbandonedRebuilds } from "../db/compact-indexes.ts";
 import { recordHeartbeat, recordPastRpcIndexed } from "../db/user-operations-status.ts";
-import {
-  ChainDivergedError,
-  readBlockHashes,
-  readCheckpoint,
-  rollBackTo,
-  writeRange,
-} from "../db/write-range.ts";
+import { ChainDivergedError, readBlockHashes, rollBackTo, writeRange } from "../db/write-range.ts";
 import { BaseError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { RpcClient } from "../rpc/client.ts";
@@ -56,8 +46,9 @@ export type CreateIndexerParameters = {
    */
   liveTtlMs?: number;
   /**
-   * When catch-up reaches the head having written at least this many transactions, and at least half of
-   * those stored, the indexes are rebuilt packed in the background (PostgreSQL; `compactIndexes`); 0 never.
+   * Each time catch-up reaches the head with at least this many transactions stored, and the indexes never
+   * compacted or the chain's height doubled since, they are rebuilt packed in the background (PostgreSQL;
+   * `compactIndexesIfWorthIt`); 0 never.
    */
   compactIndexesAfter?: number;
 };
@@ -125,7 +116,6 @@ export function createIndexer({
     indexCompactions: 0,
   };
   let compaction: Promise<void> | null = null;
-  let writtenAtCompaction = 0;
   let abandonedRebuildsDropped = db.kind !== "postgres";
   let pastRpcRecorded = false;
 
@@ -409,23 +399,18 @@ export function createIndexer({
   }
 
   /**
-   * Starts rebuilding the indexes in the background when the writes since the last compaction (or the
-   * start) call for it; following goes on meanwhile. A compaction that fails leaves the indexes as they
-   * were, and one cut off by a stop is cleaned up at the next run.
+   * Starts compacting the indexes in the background when `compactIndexesIfWorthIt` finds it worth it;
+   * following goes on meanwhile. A compaction that fails leaves the indexes as they were, and one cut off
+   * by a stop is cleaned up at the next run.
    */
   function compactIfWorthIt(signal: AbortSignal) {
-    const written = state.transactionsWritten - writtenAtCompaction;
-    if (compaction || db.kind !== "postgres" || compactIndexesAfter <= 0 || written < compactIndexesAfter)
-      return;
-    compaction = (async () => {
-      const stored = await estimateStoredTransactions(db);
-      if (!shouldCompactIndexes({ written, stored, minTransactions: compactIndexesAfter })) return;
-      writtenAtCompaction = state.transactionsWritten;
-      logger.info({ written, stored }, "compacting the indexes");
-      const compacted = await compactIndexes(db, { logger, signal });
-      state.indexCompactions += 1;
-      logger.info({ ...compacted }, "indexes compacted");
-    })()
+    if (compaction) return;
+    compaction = compactIndexesIfWorthIt(db, { minTransactions: compactIndexesAfter, logger, signal })
+      .then((compacted) => {
+        if (compacted === null) return;
+        state.indexCompactions += 1;
+        logger.info({ ...compacted }, "indexes compacted");
+      })
       .catch((error) => {
         if (!signal.aborted)
           logger.warn({ err: error }, "index compaction failed; the indexes stay as they were");

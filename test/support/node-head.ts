@@ -1,5 +1,5 @@
+import { readCheckpoint } from "../../src/db/checkpoints.ts";
 import type { Database } from "../../src/db/client.ts";
-import { readCheckpoint } from "../../src/db/write-range.ts";
 import type { RpcClient } from "../../src/rpc/client.ts";
 import { type DatabaseKind, fingerprint } from "./databases.ts";
 import { indexNode } from "./index-node.ts";
