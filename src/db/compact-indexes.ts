@@ -20,9 +20,10 @@ export type CompactIndexesReturnType = {
 } | null;
 
 /**
- * Rebuilds every index of the schema's tables (but the migrations' own) packed, one at a time, with `REINDEX INDEX CONCURRENTLY`:
- * reads and writes go on meanwhile, and only one index's copy takes disk space at a time. PostgreSQL only
- * (null on PGlite, whose embedded databases hold small chains and could not go on serving meanwhile).
+ * Rebuilds every index of the schema's tables (but the migrations' own) packed, one at a time, with
+ * `REINDEX INDEX CONCURRENTLY`: reads and writes go on meanwhile, and only one index's copy takes disk
+ * space at a time. PostgreSQL only (null on PGlite, whose embedded databases hold small chains and could
+ * not go on serving meanwhile).
  *
  * Why: the writer grows an index keyed by address (or by token, topic or hash) in the middle of the tree,
  * at the end of each key's range, and a full page there splits in half, so those indexes stay 50–70 %
