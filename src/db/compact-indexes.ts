@@ -28,7 +28,7 @@ export type CompactIndexesReturnType = {
  * Why: the writer grows an index keyed by address (or by token, topic or hash) in the middle of the tree,
  * at the end of each key's range, and a full page there splits in half, so those indexes stay 50–70 %
  * full; balances updated in place leave dead entries besides. Rebuilt, a B-tree is packed to 90 %: the
- * benchmark dataset's indexes lose 20–55 % of their size (docs/performance.md, "Index compaction").
+ * benchmark dataset's indexes lose 20–64 % of their size (docs/performance.md, "Index compaction").
  */
 export async function compactIndexes(
   db: Database,
