@@ -24,9 +24,9 @@ describe.each(databaseKinds)("a batch larger than a page on %s", (kind) => {
     await seedBlocks(db, 1, 3, 1);
     await db.query(
       `INSERT INTO transactions (hash, block_number, index, from_address, to_address, value, nonce, type, gas_limit,
-         input, status, gas_used, cumulative_gas_used, effective_gas_price, first_log_index, log_count)
+         input, status, gas_used, effective_gas_price, first_log_index, log_count)
        SELECT decode(lpad(to_hex(100 + n), 64, '0'), 'hex'), n, 0, decode($1, 'hex'), decode($2, 'hex'), 0, n, 2,
-         100000, '\\x2eb2c2d6', 1, 50000, 50000, 1, 0, 1
+         100000, '\\x2eb2c2d6', 1, 50000, 1, 0, 1
        FROM generate_series(1, 3) AS n`,
       [sender, token],
     );

@@ -47,17 +47,11 @@ const transactionFields: Mapping[] = [
   ["maxFeePerGas", "max_fee_per_gas", "quantity"],
   ["maxPriorityFeePerGas", "max_priority_fee_per_gas", "quantity"],
   ["input", "input", "data"],
-  ["v", "v", "quantity"],
-  ["r", "r", "quantity"],
-  ["s", "s", "quantity"],
-  ["yParity", "y_parity", "quantity"],
-  ["chainId", "chain_id", "quantity"],
 ];
 
 const receiptFields: Mapping[] = [
   ["status", "status", "quantity"],
   ["gasUsed", "gas_used", "quantity"],
-  ["cumulativeGasUsed", "cumulative_gas_used", "quantity"],
   ["effectiveGasPrice", "effective_gas_price", "quantity"],
   ["contractAddress", "created_contract", "address"],
   ["blobGasUsed", "blob_gas_used", "quantity"],
