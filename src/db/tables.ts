@@ -93,7 +93,7 @@ export const tables = {
   }),
   transactions: defineTable({
     name: "transactions",
-    key: ["hash"],
+    key: ["block_number", "index"],
     columns: {
       hash: "bytea",
       block_number: "int8",
