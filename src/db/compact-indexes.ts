@@ -98,7 +98,7 @@ export async function dropAbandonedRebuilds(db: Queryable): Promise<string[]> {
 export const compactionCheckpoint = "indexes_compacted";
 
 export type ShouldCompactIndexesParameters = {
-  /** Transactions stored now (PostgreSQL's live-row estimate). */
+  /** Transactions stored now (counted up to `minTransactions`: more do not change the answer). */
   stored: number;
   /** The last block stored now. */
   indexedBlock: bigint;
@@ -139,7 +139,7 @@ export async function compactIndexesIfWorthIt(
 ): Promise<CompactIndexesReturnType> {
   if (db.kind !== "postgres" || minTransactions <= 0) return null;
   const [stored, indexedBlock, compactedBlock] = await Promise.all([
-    estimateStoredTransactions(db),
+    countStoredTransactions(db, minTransactions),
     readCheckpoint(db),
     readCheckpoint(db, compactionCheckpoint),
   ]);
@@ -152,10 +152,14 @@ export async function compactIndexesIfWorthIt(
   return compactIndexes(db, parameters);
 }
 
-/** Transactions stored, as PostgreSQL's statistics count live rows (no scan); 0 when unknown. */
-async function estimateStoredTransactions(db: Queryable): Promise<number> {
-  const [row] = await db.query<{ rows: number | null }>(
-    "SELECT n_live_tup AS rows FROM pg_stat_user_tables WHERE relid = 'transactions'::regclass",
+/**
+ * Transactions stored, counted up to `atMost`: exact where the statistics' live-row count lags the writes
+ * by up to seconds (a catch-up that ends within them read 0), and reading no more than `atMost` rows.
+ */
+async function countStoredTransactions(db: Queryable, atMost: number): Promise<number> {
+  const [row] = await db.query<{ rows: number }>(
+    "SELECT count(*)::int AS rows FROM (SELECT FROM transactions LIMIT $1) t",
+    [atMost],
   );
   return Number(row?.rows ?? 0);
 }
