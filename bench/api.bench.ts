@@ -27,6 +27,7 @@ import type { AddressInfo } from "node:net";
 import { loadavg } from "node:os";
 import { serve } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
+import { addressSuffix, positionPartsSql } from "../src/db/address-transaction-keys.ts";
 import type { Database, Queryable } from "../src/db/client.ts";
 import { Direction, receivedOrCreatedBits } from "../src/db/direction.ts";
 import { byteaParam } from "../src/db/table-rows.ts";
@@ -88,7 +89,9 @@ const shape: [string, number | string][] = [
   ["addresses", await count("SELECT count(*) FROM addresses")],
   [
     "hot address: transactions",
-    await count("SELECT count(*) FROM address_transactions WHERE address = $1", [byteaParam(hot)]),
+    await count("SELECT count(*) FROM address_transactions WHERE address_suffix = $1", [
+      byteaParam(addressSuffix(hot)),
+    ]),
   ],
   [
     "hot address: logs emitted",
@@ -348,19 +351,19 @@ for (const filter of [undefined, "to", "from"] as const) {
     for (const order of ["desc", "asc"]) {
       const query: Record<string, string> = { ...(filter ? { filter } : {}) };
       if (sort !== "block_number" || order !== "desc") Object.assign(query, { sort, order });
-      const keys =
-        sort === "block_number"
-          ? ["block_number", "transaction_index"]
-          : [sort, "block_number", "transaction_index"];
+      const keys = sort === "block_number" ? ["position"] : [sort, "position"];
+      const position = positionPartsSql("position");
       cases.push({
         endpoint: "2 address transactions",
         variant: `${filter ? `filter=${filter} ` : ""}${sort} ${order}`,
         path: withQuery(`/api/v2/addresses/${hot}/transactions`, query),
         deep: {
-          sql: `SELECT block_number, transaction_index, value::text AS value, fee::text AS fee FROM address_transactions
-                WHERE address = $1 ${filter ? `AND direction & ${receivedOrCreatedBits(filter)} <> 0` : ""}
+          sql: `SELECT ${position.blockNumber} AS block_number, ${position.index} AS transaction_index,
+                  value::text AS value, fee::text AS fee
+                FROM address_transactions
+                WHERE address_suffix = $1 ${filter ? `AND direction & ${receivedOrCreatedBits(filter)} <> 0` : ""}
                 ORDER BY ${keys.map((key) => `${key} ${order}`).join(", ")}`,
-          params: [h],
+          params: [byteaParam(addressSuffix(hot))],
           cursor: (row) => ({
             block_number: row.block_number,
             index: row.transaction_index,

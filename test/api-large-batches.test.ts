@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { transferPreview } from "../src/api/views/transaction.ts";
+import { addressSuffix, transactionPositionSql } from "../src/db/address-transaction-keys.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { seedBlocks } from "./support/seed-blocks.ts";
 
@@ -53,9 +54,9 @@ describe.each(databaseKinds)("a batch larger than a page on %s", (kind) => {
       [sender, receiver],
     );
     await db.query(
-      `INSERT INTO address_transactions (address, block_number, transaction_index, direction, value, fee)
-       SELECT decode($1, 'hex'), n, 0, 1, 0, 50000 FROM generate_series(1, 3) AS n`,
-      [sender],
+      `INSERT INTO address_transactions (address_suffix, direction, position, value, fee)
+       SELECT decode($1, 'hex'), 1, ${transactionPositionSql("n::bigint", "0")}, 0, 50000 FROM generate_series(1, 3) AS n`,
+      [addressSuffix(`0x${sender}`).slice(2)],
     );
     await db.query("INSERT INTO checkpoints (name, block_number) VALUES ('blocks', 3)");
     app = await createApiServer({ db, pageCacheBytes: 0 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
+import { addressSuffixSql } from "../src/db/address-transaction-keys.ts";
 import { readCheckpoint } from "../src/db/checkpoints.ts";
 import type { Database } from "../src/db/client.ts";
 import { compactIndexes, compactionCheckpoint, shouldCompactIndexes } from "../src/db/compact-indexes.ts";
@@ -27,8 +28,9 @@ async function schemaIndexes(db: Database): Promise<IndexState[]> {
 /** The bodies of a page of every address list of the busiest address, and of a token's holders and transfers. */
 async function answers(db: Database): Promise<string[]> {
   const [busiest] = await db.query<{ address: string }>(
-    `SELECT '0x' || encode(address, 'hex') AS address FROM address_transactions
-     GROUP BY address ORDER BY count(*) DESC, address LIMIT 1`,
+    `SELECT '0x' || encode(d.hash, 'hex') AS address
+     FROM address_transactions a JOIN addresses d ON ${addressSuffixSql("d.hash")} = a.address_suffix
+     GROUP BY d.hash ORDER BY count(*) DESC, d.hash LIMIT 1`,
   );
   const [token] = await db.query<{ address: string }>(
     `SELECT '0x' || encode(token_address, 'hex') AS address FROM token_balances

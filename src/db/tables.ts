@@ -1,3 +1,4 @@
+import { addressSuffixSql, transactionPositionSql } from "./address-transaction-keys.ts";
 import type { Queryable } from "./client.ts";
 import { transactionDirections, transferDirections } from "./direction.ts";
 import {
@@ -127,21 +128,21 @@ export const tables = {
   }),
   addressTransactions: defineTable({
     name: "address_transactions",
-    key: ["address", "direction", "block_number", "transaction_index"],
+    key: ["address_suffix", "direction", "position"],
     columns: {
-      address: "bytea",
-      block_number: "int8",
-      transaction_index: "int4",
+      address_suffix: "bytea",
       direction: "int2",
+      position: "int8",
       value: "numeric",
       fee: "numeric",
     },
     // Reached through the orphaned transactions' addresses, so that each delete is an index lookup.
     reorganization: {
       delete: `DELETE FROM address_transactions a USING transactions t
-        WHERE t.block_number > $1 AND a.address IN (t.from_address, t.to_address, t.created_contract)
+        WHERE t.block_number > $1
+          AND a.address_suffix IN (${["t.from_address", "t.to_address", "t.created_contract"].map(addressSuffixSql).join(", ")})
           AND a.direction IN (${transactionDirections.join(", ")})
-          AND a.block_number = t.block_number AND a.transaction_index = t.index`,
+          AND a.position = ${transactionPositionSql("t.block_number", "t.index")}`,
     },
   }),
   logs: defineTable({

@@ -1,3 +1,10 @@
+import {
+  addressSuffix,
+  addressTakesPartSql,
+  cursorPosition,
+  positionPartsSql,
+  transactionPositionSql,
+} from "../address-transaction-keys.ts";
 import type { Queryable } from "../client.ts";
 import { type DirectionFilter, transactionDirections, transactionDirectionsFor } from "../direction.ts";
 import { byteaParam } from "../table-rows.ts";
@@ -56,10 +63,15 @@ export type TransactionRow = {
 };
 
 const sortColumns: Record<TransactionSort, string[]> = {
-  block_number: ["a.block_number", "a.transaction_index"],
-  value: ["a.value", "a.block_number", "a.transaction_index"],
-  fee: ["a.fee", "a.block_number", "a.transaction_index"],
+  block_number: ["a.position"],
+  value: ["a.value", "a.position"],
+  fee: ["a.fee", "a.position"],
 };
+
+const position = positionPartsSql("a.position");
+
+/** Joins the transaction of the `address_transactions` row `a` as `t`. */
+const joinTransaction = `JOIN transactions t ON t.block_number = ${position.blockNumber} AND t.index = ${position.index}`;
 
 /** Columns of a transaction as the API renders it; `t` is transactions, `b` its block. */
 export const transactionColumns = `
@@ -79,39 +91,57 @@ export const transactionColumns = `
  */
 export async function listAddressTransactions(
   db: Queryable,
-  { address, filter, sort, order, cursor, limit }: ListAddressTransactionsParameters,
+  parameters: ListAddressTransactionsParameters,
 ): Promise<TransactionRow[]> {
+  const page = await readPage(db, parameters, { checkEachRow: false });
+  // The index is keyed by the address's last 13 bytes: a row of another address ending in them is in the
+  // same ranges. Such a page is read again, each row checked against its transaction as the ranges are
+  // walked, a join the common page does only for its own rows.
+  const rows = page.every((row) => row.address_takes_part)
+    ? page
+    : await readPage(db, parameters, { checkEachRow: true });
+  return rows.map(({ address_takes_part: _, ...row }) => row);
+}
+
+async function readPage(
+  db: Queryable,
+  { address, filter, sort, order, cursor, limit }: ListAddressTransactionsParameters,
+  { checkEachRow }: { checkEachRow: boolean },
+): Promise<(TransactionRow & { address_takes_part: boolean })[]> {
   const columns = sortColumns[sort];
+  const resumeAt = cursorPosition(cursor.block_number, cursor.index, order)?.toString();
   const values = {
-    block_number: [cursor.block_number, cursor.index],
-    value: [cursor.value, cursor.block_number, cursor.index],
-    fee: [cursor.fee, cursor.block_number, cursor.index],
+    block_number: [resumeAt],
+    value: [cursor.value, resumeAt],
+    fee: [cursor.fee, resumeAt],
   }[sort];
-  const keyset = keysetCondition(columns, values, order, 3);
+  const keyset = keysetCondition(columns, values, order, 4);
   const ordering = columns.map((column) => `${column} ${order}`).join(", ");
+  const takesPart = addressTakesPartSql("a", "t", "$3");
   // Each direction is a range of the index keyed (address, direction, sort key): the page merges the
   // first rows of each range, so a direction the address rarely takes never walks the other one's rows.
   const ranges = transactionDirectionsFor(filter).map(
-    (direction) => `(SELECT a.block_number, a.transaction_index, a.value, a.fee
-       FROM address_transactions a
-       WHERE a.address = $1 AND a.direction = ${direction} AND ${keyset.sql}
+    (direction) => `(SELECT a.position, a.direction, a.value, a.fee
+       FROM address_transactions a ${checkEachRow ? joinTransaction : ""}
+       WHERE a.address_suffix = $1 AND a.direction = ${direction} AND ${keyset.sql}
+         ${checkEachRow ? `AND ${takesPart}` : ""}
        ORDER BY ${ordering}
        LIMIT $2)`,
   );
   // The page's keys first, then its rows: joined in one statement, the planner may merge-join blocks or
   // transactions and walk them from the newest down to the cursor, a cost that grows with the depth.
-  return db.query<TransactionRow>(
+  return db.query<TransactionRow & { address_takes_part: boolean }>(
     `WITH page AS MATERIALIZED (
        SELECT * FROM (${ranges.join(" UNION ALL ")}) a
        ORDER BY ${ordering}
        LIMIT $2
      )
-     SELECT ${transactionColumns}
+     SELECT ${transactionColumns}, ${takesPart} AS address_takes_part
      FROM page a
-     JOIN transactions t ON t.block_number = a.block_number AND t.index = a.transaction_index
-     JOIN blocks b ON b.number = a.block_number
+     ${joinTransaction}
+     JOIN blocks b ON b.number = t.block_number
      ORDER BY ${ordering}`,
-    [byteaParam(address), limit, ...keyset.params],
+    [byteaParam(addressSuffix(address)), limit, byteaParam(address), ...keyset.params],
   );
 }
 
@@ -130,18 +160,19 @@ export async function findAddressTransactionCursor(
   }: { address: string; transaction: { hash: string } | { block_number: number; index: number } },
 ): Promise<Required<AddressTransactionsCursor> | null> {
   const [row] = await db.query<Required<AddressTransactionsCursor>>(
-    "hash" in transaction
-      ? `SELECT a.block_number, a.transaction_index AS index, a.value, a.fee
-         FROM transactions t
-         JOIN address_transactions a ON a.address = $1 AND a.direction IN (${anyDirection})
-           AND a.block_number = t.block_number AND a.transaction_index = t.index
-         WHERE t.hash = $2`
-      : `SELECT a.block_number, a.transaction_index AS index, a.value, a.fee
-         FROM address_transactions a
-         WHERE a.address = $1 AND a.direction IN (${anyDirection}) AND a.block_number = $2 AND a.transaction_index = $3`,
-    "hash" in transaction
-      ? [byteaParam(address), byteaParam(transaction.hash)]
-      : [byteaParam(address), transaction.block_number, transaction.index],
+    `SELECT t.block_number, t.index, a.value, a.fee
+     FROM transactions t
+     JOIN address_transactions a ON a.address_suffix = $1 AND a.direction IN (${anyDirection})
+       AND a.position = ${transactionPositionSql("t.block_number", "t.index")}
+     WHERE ${"hash" in transaction ? "t.hash = $3" : "t.block_number = $3 AND t.index = $4"}
+       AND ${addressTakesPartSql("a", "t", "$2")}`,
+    [
+      byteaParam(addressSuffix(address)),
+      byteaParam(address),
+      ...("hash" in transaction
+        ? [byteaParam(transaction.hash)]
+        : [transaction.block_number, transaction.index]),
+    ],
   );
   return row ?? null;
 }

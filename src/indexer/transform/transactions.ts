@@ -1,4 +1,5 @@
 import type { RpcTransaction } from "viem";
+import { addressSuffix, transactionPosition } from "../../db/address-transaction-keys.ts";
 import { Direction } from "../../db/direction.ts";
 import type { RangeRows } from "../../db/tables.ts";
 import type { RpcReceipt } from "../../rpc/types.ts";
@@ -68,10 +69,9 @@ export function transformTransaction(
   );
   for (const [address, direction] of parties) {
     rows.addressTransactions.push({
-      address,
-      block_number: blockNumber,
-      transaction_index: index,
+      address_suffix: addressSuffix(address),
       direction,
+      position: transactionPosition(blockNumber, index),
       value: transaction.value,
       fee,
     });
