@@ -48,16 +48,31 @@ const exactDoubleLimit = "9007199254740992";
  * key lookup, no cost growing with the holders). A double is within 2^-53 ≈ 1.1e-16 of the integer it
  * rounded and its shortest printing within another unit in the last place: a stored value within 1e-15
  * (relative) of a sent value of 2^53 or more is taken as the row's value rounded. Below 2^53 a double is
- * exact and only an equal value is the row's. When the row is gone or its balance moved further since,
- * the sent value is used as it is: the page still resumes in order, as close as the client's value allows.
+ * exact: the sent value is the row's or no row's, so it is used without the lookup. When the row is gone or
+ * its balance moved further since, the sent value is used as it is: the page still resumes in order, as
+ * close as the client's value allows. `sent` is the SQL of the value, `sentValue` the decimal it binds;
+ * `lastRow` gives the row's key, and binds its parameters, only when the lookup is made.
  */
-export function resumeValueSql(sent: string, row: BalanceRowSql | null): string {
-  if (row === null) return sent;
+export function resumeValueSql(
+  sent: string,
+  sentValue: string,
+  lastRow: (() => BalanceRowSql) | null,
+): string {
+  if (lastRow === null || belowExactDoubleLimit(sentValue)) return sent;
+  const row = lastRow();
   return `COALESCE((
       SELECT r.value FROM token_balances r
       WHERE r.token_address = ${row.token} AND r.token_id = ${row.tokenId} AND r.holder = ${row.holder}
         AND (r.value = ${sent} OR (${sent} >= ${exactDoubleLimit} AND abs(r.value - ${sent}) <= ${sent} * 1e-15))
     ), ${sent})`;
+}
+
+/** Whether the decimal `value` is below 2^53, where a double holds every integer exactly. */
+function belowExactDoubleLimit(value: string): boolean {
+  const match = /^(-?)([0-9]+)(?:\.[0-9]+)?$/.exec(value);
+  if (match === null) return false;
+  const [, sign, whole = ""] = match;
+  return sign === "-" || BigInt(whole) < BigInt(exactDoubleLimit);
 }
 
 /** A statement's parameters and the function that binds one more, giving its `$n` placeholder. */

@@ -116,7 +116,7 @@ export async function listAddressTokens(
     if (cursor.token_address !== null && cursor.token_id !== null) {
       const token = `$${params.push(byteaParam(cursor.token_address))}::bytea`;
       const id = `$${params.push(cursor.token_id)}::numeric`;
-      const resume = resumeValueSql(sent, { token, tokenId: id, holder: "$1" });
+      const resume = resumeValueSql(sent, cursor.value, () => ({ token, tokenId: id, holder: "$1" }));
       after = (value, tokenAddress, tokenId) =>
         `(${value}, ${tokenAddress}, ${tokenId}) < (${resume}, ${token}, ${id})`;
     } else {
@@ -308,9 +308,10 @@ export async function listTokenHolders(
       const holder = `$${params.push(byteaParam(cursor.holder))}::bytea`;
       const value = resumeValueSql(
         sent,
+        cursor.value,
         cursorRowId === null
           ? null
-          : { token: "$1", tokenId: `$${params.push(cursorRowId)}::numeric`, holder },
+          : () => ({ token: "$1", tokenId: `$${params.push(cursorRowId)}::numeric`, holder }),
       );
       keyset =
         byId && cursor.token_id !== null
