@@ -57,31 +57,29 @@ function defineTable(definition: TableDefinition) {
 /** Where {@link deleteAddressLinks} finds an address index table's rows. */
 type AddressLinks = {
   table: string;
-  /** The table's primary key, in its order. */
-  key: readonly string[];
   /** The table the links point to, with a `block_number` column; `s` in `keyOf`. */
   source: string;
   /** The columns of `source` holding the addresses linked; null ones are skipped. */
   parties: readonly string[];
   /** The values the `direction` key column can hold, when the key has one. */
   directions?: readonly number[];
-  /** SQL of a link's key, in the order of `key`, from a party's address expression and a direction. */
-  keyOf: (party: string, direction: string) => string[];
+  /** SQL of each primary-key column of a link, from a party's address expression and a direction. */
+  keyOf: (party: string, direction: string) => Record<string, string>;
 };
 
 /**
  * A reorganization's delete of an address index table's rows, found from the orphaned rows of their
  * source above `$1`: the full key of every row that may exist (each party, in each direction), so that
  * each is one primary-key probe. Joined on the address alone, the planner walked each party's whole key
- * range (a 1-block reorganization took 89 s on the 10 M benchmark dataset's busiest address) or read the
- * whole table.
+ * range (a 1-block reorganization took 89 s on the 10 M benchmark dataset) or read the whole table.
  */
-function deleteAddressLinks({ table, key, source, parties, directions, keyOf }: AddressLinks): string {
+function deleteAddressLinks({ table, source, parties, directions, keyOf }: AddressLinks): string {
   const everyDirection = directions
     ? `CROSS JOIN (VALUES ${directions.map((direction) => `(${direction}::smallint)`).join(", ")}) d(direction)`
     : "";
-  return `DELETE FROM ${table} WHERE (${key.join(", ")}) IN (
-    SELECT ${keyOf("p.address", "d.direction").join(", ")}
+  const key = keyOf("p.address", "d.direction");
+  return `DELETE FROM ${table} WHERE (${Object.keys(key).join(", ")}) IN (
+    SELECT ${Object.values(key).join(", ")}
     FROM ${source} s
     CROSS JOIN LATERAL (VALUES ${parties.map((party) => `(s.${party})`).join(", ")}) p(address)
     ${everyDirection}
@@ -173,15 +171,14 @@ export const tables = {
     reorganization: {
       delete: deleteAddressLinks({
         table: "address_transactions",
-        key: ["address_suffix", "direction", "position"],
         source: "transactions",
         parties: ["from_address", "to_address", "created_contract"],
         directions: transactionDirections,
-        keyOf: (party, direction) => [
-          addressSuffixSql(party),
+        keyOf: (party, direction) => ({
+          address_suffix: addressSuffixSql(party),
           direction,
-          transactionPositionSql("s.block_number", "s.index"),
-        ],
+          position: transactionPositionSql("s.block_number", "s.index"),
+        }),
       }),
     },
   }),
@@ -237,10 +234,14 @@ export const tables = {
     reorganization: {
       delete: deleteAddressLinks({
         table: "address_internal_transactions",
-        key: ["address", "block_number", "transaction_index", "index"],
         source: "internal_transactions",
         parties: ["from_address", "to_address", "created_contract"],
-        keyOf: (party) => [party, "s.block_number", "s.transaction_index", "s.index"],
+        keyOf: (party) => ({
+          address: party,
+          block_number: "s.block_number",
+          transaction_index: "s.transaction_index",
+          index: "s.index",
+        }),
       }),
     },
   }),
@@ -366,11 +367,15 @@ export const tables = {
     reorganization: {
       delete: deleteAddressLinks({
         table: "address_token_transfers",
-        key: ["address", "direction", "block_number", "log_index"],
         source: "token_transfers",
         parties: ["from_address", "to_address"],
         directions: transferDirections,
-        keyOf: (party, direction) => [party, direction, "s.block_number", "s.log_index"],
+        keyOf: (party, direction) => ({
+          address: party,
+          direction,
+          block_number: "s.block_number",
+          log_index: "s.log_index",
+        }),
       }),
     },
   }),
