@@ -2,7 +2,7 @@ import { createIndexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
 import { required } from "../src/required.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
-import { createTestDatabase, type DatabaseKind } from "../test/support/databases.ts";
+import { createTestDatabase, type DatabaseKind, type TestDatabase } from "../test/support/databases.ts";
 
 /** Sextant's defaults (src/config.ts): ranges of 100 blocks, 4 in flight, JSON-RPC batches of 100. */
 export const indexerDefaults = { rangeSize: 100, concurrency: 4, batchSize: 100 } as const;
@@ -10,13 +10,14 @@ export const indexerDefaults = { rangeSize: 100, concurrency: 4, batchSize: 100 
 /**
  * Sextant's full catch-up from block 0 to `head` into a fresh database of `kind`, with its default
  * settings; returns the milliseconds from `prepare` to the last range written. Throws unless the
- * database then holds `transactions` transactions.
+ * database then holds `transactions` transactions. `inspect` reads the database before it is dropped.
  */
 export async function indexChain(
   kind: DatabaseKind,
   url: string,
   head: number,
   transactions: number,
+  inspect?: (test: TestDatabase) => Promise<void>,
 ): Promise<number> {
   const { rangeSize, concurrency, batchSize } = indexerDefaults;
   const test = await createTestDatabase(kind);
@@ -40,6 +41,7 @@ export async function indexChain(
     const { count } = required(stored, "the count of stored transactions");
     if (count !== transactions)
       throw new Error(`${kind}: ${count} transactions stored, the chain has ${transactions}`);
+    await inspect?.(test);
     return ms;
   } finally {
     await test.drop();

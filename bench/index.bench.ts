@@ -11,7 +11,13 @@
  *
  * BENCH_STAGES=1 adds one pass per database with the stages run one after another (no overlap) and
  * timed: fetch (JSON-RPC per method), transform and token reads, and the write per statement and table.
+ *
+ * The store floor (bench/store-floor.ts; BENCH_FLOOR=0 skips it) follows the runs: one more pass into PostgreSQL,
+ * its tables loaded by COPY into each database stripped of indexes and constraints, which are then
+ * built: the database's CPU for that is a lower bound on its share of a pass, set beside the CPU a
+ * pass may use at the target ratio once the raw fetch's own work is paid.
  */
+import { availableParallelism } from "node:os";
 import { writeRange } from "../src/db/write-range.ts";
 import { attachTokens } from "../src/indexer/attach-tokens.ts";
 import { createIndexer } from "../src/indexer/create-indexer.ts";
@@ -26,10 +32,14 @@ import { startBenchChain } from "./chain/build-chain.ts";
 import { format, load, median } from "./figures.ts";
 import { indexChain, indexerDefaults } from "./index-chain.ts";
 import { type CpuSeconds, cpuSeconds, type Totals, timedClient, timedDatabase } from "./instrument.ts";
+import { exportTables, measureStoreFloor, type TableText } from "./store-floor.ts";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const minimumMs = Number(process.env.BENCH_MIN_SECONDS ?? 30) * 1000;
 const stages = process.env.BENCH_STAGES === "1";
+const floor = process.env.BENCH_FLOOR !== "0";
+/** The issue's targets: Sextant's rate over the raw fetch's, per database. */
+const targetRatio: Record<DatabaseKind, number> = { postgres: 0.8, pglite: 0.6 };
 // The stage pass may stop early (BENCH_STAGES_TO, a block number) and run on some databases only
 // (BENCH_DATABASES, e.g. `postgres`); with BENCH_ROUNDS=0 and `node --cpu-prof` it profiles that pass alone.
 const stagesTo = process.env.BENCH_STAGES_TO === undefined ? undefined : Number(process.env.BENCH_STAGES_TO);
@@ -201,6 +211,34 @@ try {
             })();
       console.log(
         `| ${side} | ${sideRuns.map((run) => run.passes).join(", ")} | ${format(passMs)} ms | ${format(blocksPerSecond)} | ${format((blocksPerSecond * transactions) / blocks)} | ${(blocksPerSecond / median(rawRates)).toFixed(2)} | ${perRound} | ${cpu} | ${sideRuns.map((run) => run.load).join(", ")} |`,
+      );
+    }
+  }
+
+  if (floor && kinds.includes("postgres")) {
+    let exported: TableText[] = [];
+    await indexChain("postgres", chain.rpcUrl, head, transactions, async (test) => {
+      exported = await exportTables(required(test.url, "the PostgreSQL database's URL"));
+    });
+    const rawRuns = runs.get(baseline) ?? [];
+    const rawPassMs = rawRuns.length > 0 ? median(rawRuns.map((run) => run.ms / run.passes)) : null;
+    const cores = availableParallelism();
+    const rawCpus = rawRuns.flatMap((run) => (run.cpu ? [run.cpu.self + run.cpu.anvil] : []));
+    const rawCpu = rawCpus.length > 0 ? median(rawCpus) : null;
+    console.log(
+      `\nstore floor: one pass's ${format(exported.reduce((sum, table) => sum + table.rows, 0))} rows in ${exported.length} tables, loaded by COPY into tables without indexes or constraints, which are then built`,
+    );
+    console.log(
+      `| database | wall time | database CPU s: COPY · indexes (total) | target ratio | CPU s a pass may use beyond the raw fetch's own (${cores} cores) | floor within it |\n|---|---:|---:|---:|---:|---|`,
+    );
+    for (const kind of kinds) {
+      const measured = await measureStoreFloor(kind, exported);
+      const budget =
+        rawPassMs !== null && rawCpu !== null
+          ? (cores * rawPassMs) / 1000 / targetRatio[kind] - rawCpu
+          : null;
+      console.log(
+        `| ${kind} | ${format(measured.ms)} ms | ${measured.loadCpuSeconds.toFixed(1)} · ${(measured.cpuSeconds - measured.loadCpuSeconds).toFixed(1)} (${measured.cpuSeconds.toFixed(1)}) | ${targetRatio[kind]} | ${budget === null ? "—" : budget.toFixed(1)} | ${budget === null ? "—" : measured.cpuSeconds <= budget ? "yes" : "no"} |`,
       );
     }
   }
