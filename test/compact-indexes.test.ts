@@ -1,9 +1,11 @@
+import { toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { addressSuffixSql } from "../src/db/address-transaction-keys.ts";
 import { readCheckpoint } from "../src/db/checkpoints.ts";
 import type { Database } from "../src/db/client.ts";
 import { compactIndexes, compactionCheckpoint, shouldCompactIndexes } from "../src/db/compact-indexes.ts";
+import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
 import { followNode, indexNode } from "./support/index-node.ts";
@@ -121,6 +123,47 @@ describe.each(postgresOnly)("the indexer's compaction in %s", (kind) => {
       // Only a chain twice as high compacts again.
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(followed.indexer.status().indexCompactions).toBe(1);
+    } finally {
+      await followed.drop();
+    }
+  });
+});
+
+describe.each(postgresOnly)("compaction while following in %s", (kind) => {
+  let anvil: Anvil;
+  beforeAll(async () => {
+    anvil = await startAnvil();
+  });
+  afterAll(async () => {
+    await anvil?.stop();
+  });
+
+  it("compacts again once the chain's height has doubled, without falling behind", async () => {
+    const node = createRpcClient({ url: anvil.rpcUrl });
+    const [from, to] = await node.request<string[]>("eth_accounts");
+    await node.request("eth_sendTransaction", [{ from, to, value: toHex(7) }]);
+    await node.request("anvil_mine", ["0x2"]);
+    const followed = await followNode(kind, node, { compactIndexesAfter: 1, pollIntervalMs: 50 });
+    const { indexer, test } = followed;
+    try {
+      await until("the first compaction", async () => indexer.status().indexCompactions === 1, {
+        failOn: followed.running,
+      });
+      const compactedAt = await readCheckpoint(test.db, compactionCheckpoint);
+      expect(compactedAt).toBe(3n);
+      // One block at a time, the indexer stays at the head: each block is followed, not caught up with.
+      for (let block = 4n; block <= 7n; block += 1n) {
+        await node.request("anvil_mine", ["0x1"]);
+        await until(`block ${block}`, async () => indexer.status().indexedBlock === block, {
+          failOn: followed.running,
+        });
+        expect(indexer.status().following).toBe(true);
+      }
+      // 7 is twice 3 and more: the second compaction; none before it (6 is not yet).
+      await until("the second compaction", async () => indexer.status().indexCompactions === 2, {
+        failOn: followed.running,
+      });
+      expect(await readCheckpoint(test.db, compactionCheckpoint)).toBe(7n);
     } finally {
       await followed.drop();
     }

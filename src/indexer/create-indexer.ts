@@ -46,9 +46,9 @@ export type CreateIndexerParameters = {
    */
   liveTtlMs?: number;
   /**
-   * Each time catch-up reaches the head with at least this many transactions stored, and the indexes never
-   * compacted or the chain's height doubled since, they are rebuilt packed in the background (PostgreSQL;
-   * `compactIndexesIfWorthIt`); 0 never.
+   * Each time catch-up reaches the head, and while following each time the height doubles, with at least
+   * this many transactions stored and the indexes never compacted or the chain's height doubled since, they
+   * are rebuilt packed in the background (PostgreSQL; `compactIndexesIfWorthIt`); 0 never.
    */
   compactIndexesAfter?: number;
 };
@@ -116,6 +116,9 @@ export function createIndexer({
     indexCompactions: 0,
   };
   let compaction: Promise<void> | null = null;
+  // While following block by block the indexer never passes from catching up to following again: it asks
+  // each time the height it last asked at has doubled, so a chain that doubles is compacted anew.
+  let compactionCheckAt: bigint | null = null;
   let abandonedRebuildsDropped = db.kind !== "postgres";
   let pastRpcRecorded = false;
 
@@ -389,12 +392,18 @@ export function createIndexer({
     await catchUp(undefined, signal);
     // Falling behind (a burst of blocks, a slow node) is catching up again, not following.
     const atHead = state.indexedBlock === state.headBlock;
-    if (!state.following && atHead) {
+    const wasFollowing = state.following;
+    if (!wasFollowing && atHead)
       logger.info({ indexed: Number(state.indexedBlock) }, "caught up; following new blocks");
-      compactIfWorthIt(signal);
-    }
     state.following = atHead;
     if (state.following) await recordHeartbeat(db, liveTtlMs);
+    // After the heartbeat: right after a database outage the check's queries took the connections already
+    // back, and the heartbeat waited out the driver's reconnection backoff on another (seconds).
+    const indexed = state.indexedBlock;
+    if (atHead && indexed !== null && (!wasFollowing || indexed >= (compactionCheckAt ?? indexed + 1n))) {
+      compactionCheckAt = 2n * indexed + 1n;
+      compactIfWorthIt(signal);
+    }
     if (state.indexedBlock === before) await sleep(pollIntervalMs, signal);
   }
 
