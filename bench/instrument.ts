@@ -52,8 +52,8 @@ export function timedDatabase(db: Database, totals: Totals): Database {
     query: (text, params) => timed(totals, statementKey(text), () => target.query(text, params)),
     exec: (text) => timed(totals, "exec", () => target.exec(text)),
     ...(target.copyFrom && {
-      copyFrom: (table: string, columns: readonly string[], text: string) =>
-        timed(totals, `COPY ${table}`, async () => target.copyFrom?.(table, columns, text)),
+      copyFrom: (table: string, columns: readonly string[], data: string | Uint8Array<ArrayBuffer>) =>
+        timed(totals, `COPY ${table}`, async () => target.copyFrom?.(table, columns, data)),
     }),
   });
   return {

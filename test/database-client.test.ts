@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { Queryable } from "../src/db/client.ts";
+import { required } from "../src/required.ts";
 import { createTestDatabase, databaseKinds } from "./support/databases.ts";
 import { only } from "./support/elements.ts";
 
@@ -22,3 +24,67 @@ describe.each(databaseKinds)("database connections on %s", (kind) => {
     }
   });
 });
+
+// The writer sends a range's tables without waiting for one another, by COPY where it can.
+describe.each(databaseKinds)("COPY in a transaction on %s", (kind) => {
+  const lines = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => `${from + i}\n`).join("");
+
+  it("runs beside statements given before and after it, each seeing what came before", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      const { db } = test;
+      await db.exec("CREATE TABLE copied_a (n int PRIMARY KEY); CREATE TABLE copied_b (n int PRIMARY KEY)");
+      const copy = (tx: Queryable, table: string, text: string) =>
+        required(tx.copyFrom, "COPY").call(tx, table, ["n"], text);
+      const result = await db.transaction(async (tx) => {
+        const [, , seen] = await Promise.all([
+          tx.query("INSERT INTO copied_b VALUES (-1)"),
+          copy(tx, "copied_a", lines(0, 20_000)),
+          tx.query<{ count: number }>("SELECT count(*)::int AS count FROM copied_a"),
+          copy(tx, "copied_b", lines(0, 20_000)),
+          copy(tx, "copied_a", lines(20_000, 20_000)),
+        ]);
+        return [only(seen).count, ...(await counts(tx))];
+      });
+      expect(result).toEqual([20_000, 40_000, 20_001]);
+    } finally {
+      await test.drop();
+    }
+  });
+
+  it("fails the transaction when the server rejects a row after the last one is sent", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      const { db } = test;
+      await db.exec("CREATE TABLE copied_a (n int PRIMARY KEY); CREATE TABLE copied_b (n int PRIMARY KEY)");
+      const copy = (tx: Queryable, table: string, text: string) =>
+        required(tx.copyFrom, "COPY").call(tx, table, ["n"], text);
+      // A duplicate key is found only once the server has the rows: after the data's end.
+      await expect(
+        db.transaction(async (tx) => {
+          await Promise.all([
+            copy(tx, "copied_a", lines(0, 10)),
+            copy(tx, "copied_b", `${lines(0, 10)}${lines(5, 1)}`),
+            copy(tx, "copied_a", lines(10, 10)),
+          ]);
+        }),
+      ).rejects.toThrow(/duplicate key/);
+      expect(await counts(db)).toEqual([0, 0]);
+      // The connection still serves.
+      await db.transaction((tx) => copy(tx, "copied_b", lines(0, 3)));
+      expect(await counts(db)).toEqual([0, 3]);
+    } finally {
+      await test.drop();
+    }
+  });
+});
+
+async function counts(db: Queryable): Promise<number[]> {
+  const { a, b } = only(
+    await db.query<{ a: number; b: number }>(
+      "SELECT (SELECT count(*) FROM copied_a)::int AS a, (SELECT count(*) FROM copied_b)::int AS b",
+    ),
+  );
+  return [a, b];
+}

@@ -111,7 +111,7 @@ describe.each(databaseKinds)("the table registry on %s", (kind) => {
     }
   });
 
-  it("writes every value as given (COPY on PGlite): escapes, nulls, bytes, arrays and 78-digit numbers", async () => {
+  it("writes every value as given by COPY: escapes, nulls, bytes, arrays and 78-digit numbers", async () => {
     const test = await createTestDatabase(kind);
     try {
       const rows = createRangeRows();
