@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Queryable } from "../src/db/client.ts";
+import type { Database, Queryable } from "../src/db/client.ts";
 import { required } from "../src/required.ts";
 import { createTestDatabase, databaseKinds } from "./support/databases.ts";
 import { only } from "./support/elements.ts";
@@ -29,14 +29,23 @@ describe.each(databaseKinds)("database connections on %s", (kind) => {
 describe.each(databaseKinds)("COPY in a transaction on %s", (kind) => {
   const lines = (from: number, count: number) =>
     Array.from({ length: count }, (_, i) => `${from + i}\n`).join("");
-
-  it("runs beside statements given before and after it, each seeing what came before", async () => {
+  const copy = (tx: Queryable, table: string, text: string) =>
+    required(tx.copyFrom, "COPY").call(tx, table, ["n"], text);
+  /** Runs `work` on a fresh database with two tables of one key column, `copied_a` and `copied_b`. */
+  const withTables = async (work: (db: Database) => Promise<void>) => {
     const test = await createTestDatabase(kind);
     try {
-      const { db } = test;
-      await db.exec("CREATE TABLE copied_a (n int PRIMARY KEY); CREATE TABLE copied_b (n int PRIMARY KEY)");
-      const copy = (tx: Queryable, table: string, text: string) =>
-        required(tx.copyFrom, "COPY").call(tx, table, ["n"], text);
+      await test.db.exec(
+        "CREATE TABLE copied_a (n int PRIMARY KEY); CREATE TABLE copied_b (n int PRIMARY KEY)",
+      );
+      await work(test.db);
+    } finally {
+      await test.drop();
+    }
+  };
+
+  it("runs beside statements given before and after it, each seeing what came before", () =>
+    withTables(async (db) => {
       const result = await db.transaction(async (tx) => {
         const [, , seen] = await Promise.all([
           tx.query("INSERT INTO copied_b VALUES (-1)"),
@@ -48,18 +57,10 @@ describe.each(databaseKinds)("COPY in a transaction on %s", (kind) => {
         return [only(seen).count, ...(await counts(tx))];
       });
       expect(result).toEqual([20_000, 40_000, 20_001]);
-    } finally {
-      await test.drop();
-    }
-  });
+    }));
 
-  it("fails the transaction when the server rejects a row after the last one is sent", async () => {
-    const test = await createTestDatabase(kind);
-    try {
-      const { db } = test;
-      await db.exec("CREATE TABLE copied_a (n int PRIMARY KEY); CREATE TABLE copied_b (n int PRIMARY KEY)");
-      const copy = (tx: Queryable, table: string, text: string) =>
-        required(tx.copyFrom, "COPY").call(tx, table, ["n"], text);
+  it("fails the transaction when the server rejects a row after the last one is sent", () =>
+    withTables(async (db) => {
       // A duplicate key is found only once the server has the rows: after the data's end.
       await expect(
         db.transaction(async (tx) => {
@@ -74,10 +75,7 @@ describe.each(databaseKinds)("COPY in a transaction on %s", (kind) => {
       // The connection still serves.
       await db.transaction((tx) => copy(tx, "copied_b", lines(0, 3)));
       expect(await counts(db)).toEqual([0, 3]);
-    } finally {
-      await test.drop();
-    }
-  });
+    }));
 });
 
 async function counts(db: Queryable): Promise<number[]> {
