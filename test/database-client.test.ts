@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type Database, openDatabase, type Queryable } from "../src/db/client.ts";
-import { copyRows, createTableRows } from "../src/db/table-rows.ts";
+import { copyRows, createTableRows, insertRows } from "../src/db/table-rows.ts";
 import { required } from "../src/required.ts";
 import { createTestDatabase, databaseKinds } from "./support/databases.ts";
 import { only } from "./support/elements.ts";
@@ -77,6 +77,88 @@ describe.each(databaseKinds)("COPY in a transaction on %s", (kind) => {
       await db.transaction((tx) => copy(tx, "copied_b", lines(0, 3)));
       expect(await counts(db)).toEqual([0, 3]);
     }));
+});
+
+// COPY's text format escapes differently from the insert's array literals: both must store the same values.
+describe.each(databaseKinds)("rows written by COPY on %s", (kind) => {
+  const columns = {
+    id: "int4",
+    bytes: "bytea",
+    amount: "numeric",
+    big: "int8",
+    small: "int2",
+    flag: "bool",
+    label: "text",
+    positions: "int4[]",
+    amounts: "numeric[]",
+  } as const;
+  const text = "tab\there, line\nbreak, return\r, back\\slash \\N, ü €";
+  const filled = () => {
+    const rows = createTableRows("written", columns);
+    rows.push({
+      id: 1,
+      bytes: "0x00ff5c09",
+      amount: 2n ** 256n - 1n,
+      big: "0x7fffffffffffffff",
+      small: -3,
+      flag: true,
+      label: text,
+      positions: [0, 7],
+      amounts: ["0x10", 5n, 3],
+    });
+    rows.push({
+      id: 2,
+      bytes: "0x",
+      amount: "0",
+      big: 0,
+      small: 0,
+      flag: false,
+      label: "",
+      positions: [],
+      amounts: [],
+    });
+    rows.push({
+      id: 3,
+      bytes: null,
+      amount: null,
+      big: null,
+      small: null,
+      flag: null,
+      label: null,
+      positions: null,
+      amounts: null,
+    });
+    return rows;
+  };
+
+  it("stores every column type as the insert does", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      const definition = `(id int PRIMARY KEY, bytes bytea, amount numeric, big int8, small int2, flag bool,
+        label text, positions int4[], amounts numeric[])`;
+      await test.db.exec(`CREATE TABLE written ${definition}; CREATE TABLE inserted ${definition}`);
+      await test.db.transaction(async (tx) => {
+        expect(tx.copyFrom).toBeDefined();
+        await copyRows(tx, filled());
+        await insertRows(tx, { ...filled(), table: "inserted" });
+      });
+      const read = (table: string) =>
+        test.db.query<Record<string, unknown>>(
+          `SELECT id, encode(bytes, 'hex') AS bytes, amount::text, big::text, small, flag, label,
+             positions::text, amounts::text FROM ${table} ORDER BY id`,
+        );
+      const written = await read("written");
+      expect(written).toEqual(await read("inserted"));
+      expect(written.map((row) => [row.bytes, row.label])).toEqual([
+        ["00ff5c09", text],
+        ["", ""],
+        [null, null],
+      ]);
+      expect(written[0]).toMatchObject({ amount: (2n ** 256n - 1n).toString(), big: "9223372036854775807" });
+    } finally {
+      await test.drop();
+    }
+  });
 });
 
 // The driver's own sockets keep Nagle on, where a COPY waits ~85 ms: it tries a list of hosts in turn.

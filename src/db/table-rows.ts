@@ -150,24 +150,43 @@ export async function copyRows<Columns extends Record<string, ColumnType>>(
   if (rows.length === 0) return;
   if (!db.copyFrom) return insertRows(db, rows);
   const columns = columnsOf(rows);
-  const texts = columns.map(([name, type]) => {
-    const encode = copyEncoderOf(type);
-    return rows.values[name].map((value) => (value == null ? "\\N" : encode(value)));
+  // Byte strings, most of a COPY's bytes, are written from their `0x` hex without a string of their own
+  // (2× less CPU on a table of hashes): the hex goes one byte further on, and its `0x` is overwritten with
+  // `\\x`, the escaped `\x`. Only text can hold characters beyond ASCII.
+  const kinds = columns.map(
+    ([, type]): CellKind => (type === "bytea" ? "hex" : type === "text" ? "utf8" : "latin1"),
+  );
+  const cells = columns.map(([name, type]) => {
+    const values = rows.values[name] as unknown[];
+    if (type === "bytea") return values as (string | null | undefined)[];
+    const encode = type === "text" ? (text: unknown) => copyEscape(text as string) : encoderOf(type);
+    return values.map((value) => (value == null ? null : encode(value)));
   });
-  // Written straight into one buffer: a string of the whole COPY, then encoded, cost twice as much.
-  // Only text can hold characters beyond ASCII.
-  const encodings = columns.map(([, type]) => (type === "text" ? "utf8" : "latin1") as BufferEncoding);
   let size = 0;
-  texts.forEach((column, c) => {
-    for (const value of column)
-      size += (encodings[c] === "utf8" ? Buffer.byteLength(value) : value.length) + 1;
+  cells.forEach((column, c) => {
+    const kind = kinds[c];
+    for (const cell of column) {
+      if (cell == null) size += 3;
+      else if (kind === "hex") size += cell.length + 2;
+      else size += (kind === "utf8" ? Buffer.byteLength(cell) : cell.length) + 1;
+    }
   });
   const data = Buffer.allocUnsafe(size);
-  const last = texts.length - 1;
+  const last = cells.length - 1;
   let offset = 0;
   for (let i = 0; i < rows.length; i++) {
     for (let c = 0; c <= last; c++) {
-      offset += data.write(texts[c]?.[i] as string, offset, encodings[c]);
+      const cell = (cells[c] as (string | null | undefined)[])[i];
+      const kind = kinds[c];
+      if (cell == null) {
+        data[offset++] = 0x5c; // \N
+        data[offset++] = 0x4e;
+      } else if (kind === "hex") {
+        data.write(cell, offset + 1, "latin1");
+        data[offset] = 0x5c;
+        data[offset + 1] = 0x5c;
+        offset += cell.length + 1;
+      } else offset += data.write(cell, offset, kind);
       data[offset++] = c === last ? 0x0a : 0x09; // a line feed ends the row, a tab each column
     }
   }
@@ -178,18 +197,13 @@ export async function copyRows<Columns extends Record<string, ColumnType>>(
   );
 }
 
-/**
- * A column's values in COPY's text format, where backslash, tab and line breaks are special: only text
- * can hold them, but for the backslash that starts every byte string (`\x…`, doubled here). Digits,
- * signs, braces and commas pass as they are.
- */
-function copyEncoderOf(type: ColumnType): (value: unknown) => string {
-  if (type === "bytea") return (hex) => `\\\\x${(hex as string).slice(2)}`;
-  if (type === "text") return (text) => copyEscape(text as string);
-  return encoderOf(type);
-}
+/** How a COPY cell is written: `0x` hex of bytes, or a string of one byte per character, or of any. */
+type CellKind = "hex" | "latin1" | "utf8";
 
-/** Escapes text for COPY's text format. */
+/**
+ * Escapes text for COPY's text format, where backslash, tab and line breaks are special. Only text can
+ * hold them: digits, signs, braces and commas pass as they are, and bytes are written as `\\x…`.
+ */
 function copyEscape(text: string): string {
   return /[\\\t\n\r]/.test(text)
     ? text.replace(
