@@ -151,8 +151,8 @@ export async function copyRows<Columns extends Record<string, ColumnType>>(
   if (!db.copyFrom) return insertRows(db, rows);
   const columns = columnsOf(rows);
   // Byte strings, most of a COPY's bytes, are written from their `0x` hex without a string of their own
-  // (2× less CPU on a table of hashes): the hex goes one byte further on, and its `0x` is overwritten with
-  // `\\x`, the escaped `\x`. Only text can hold characters beyond ASCII.
+  // (a string per value cost 1.5–1.8× the CPU on 200 k log rows): the hex goes one byte further on, and
+  // its `0x` is overwritten with `\\x`, the escaped `\x`. Only text can hold characters beyond ASCII.
   const kinds = columns.map(
     ([, type]): CellKind => (type === "bytea" ? "hex" : type === "text" ? "utf8" : "latin1"),
   );
