@@ -7,7 +7,9 @@
  *    and sort, times the first page and a deep page (page 1,000, reached by a cursor taken from the row
  *    49,950 rows deep, or the deepest page the list has): p50 and p99 of sequential keep-alive requests,
  *    beside the baseline in the same process on the same database: the very SQL statements the page ran
- *    (recorded during a first request), replayed one after another through the `postgres` driver.
+ *    (recorded during a first request), replayed one after another through the `postgres` driver; and
+ *    the floor of HTTP itself: the same body answered from memory by a bare `node:http` server in the
+ *    same process, read by the same client.
  * 3. Throughput with autocannon (in a child process) at 32 and 64 connections: the hot address's first
  *    page of endpoint 2, and a mixed workload over many cold addresses and all endpoints.
  * 4. Storage: bytes per transaction, every table and index included, per table.
@@ -22,6 +24,7 @@
  * regular expression: only the pages whose endpoint and variant match).
  */
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { loadavg } from "node:os";
@@ -195,10 +198,20 @@ const app = await serve({
 });
 const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
-async function get(path: string): Promise<{ status: number; body: string }> {
-  const response = await fetch(base + path);
+async function get(path: string, from = base): Promise<{ status: number; body: string }> {
+  const response = await fetch(from + path);
   return { status: response.status, body: await response.text() };
 }
+
+// What moving a page's bytes costs, with nothing computed: the least any server could take for that answer
+// on this machine with this client.
+let floorBody = Buffer.alloc(0);
+const floorServer = createServer((_request, response) => {
+  response.setHeader("content-type", "application/json; charset=utf-8");
+  response.end(floorBody);
+});
+await new Promise<void>((resolve) => floorServer.listen(0, "127.0.0.1", resolve));
+const floorBase = `http://127.0.0.1:${(floorServer.address() as AddressInfo).port}`;
 
 function percentile(sorted: number[], p: number): number {
   return required(
@@ -237,6 +250,8 @@ type Result = {
   statements: number;
   sql: { p50: number; p99: number };
   http: { p50: number; p99: number; n: number };
+  /** The same body answered from memory by a bare HTTP server: the floor under `http`. */
+  floor: { p50: number };
   slowest: Statement & { ms: number };
   first?: Result;
   error?: string;
@@ -287,6 +302,7 @@ async function measure(endpoint: string, variant: string, path: string, page: st
       ...base,
       sql: { p50: 0, p99: 0 },
       http: { p50: 0, p99: 0, n: 0 },
+      floor: { p50: 0 },
       error: `HTTP ${first.status}: ${first.body.slice(0, 120)}`,
     };
   }
@@ -305,7 +321,9 @@ async function measure(endpoint: string, variant: string, path: string, page: st
   );
   if (worst) Object.assign(slowest, worst.statement, { ms: worst.ms / (sql.n + 3) });
   const http = await sample(() => get(path).then((answer) => answer.body));
-  return { ...base, sql, http };
+  floorBody = Buffer.from(first.body);
+  const floor = await sample(() => get("/", floorBase).then((answer) => answer.body));
+  return { ...base, sql, http, floor };
 }
 
 const topics = chain.topics;
@@ -568,18 +586,18 @@ console.log(
 );
 console.log(`machine load (1/5/15 min) before: ${load()}\n`);
 console.log(
-  "| endpoint | variant | page | items | KB | stmts | SQL p50 | SQL p99 | HTTP p50 | HTTP p99 | HTTP/SQL | p50 ≤ 5 | p99 ≤ 25 | deep ≤ 1.2× first |",
+  "| endpoint | variant | page | items | KB | stmts | SQL p50 | SQL p99 | HTTP p50 | HTTP p99 | floor p50 | HTTP/SQL | p50 ≤ 5 | p99 ≤ 25 | deep ≤ 1.2× first |",
 );
-console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|:-:|:-:|");
+console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|:-:|:-:|");
 const results: Result[] = [];
 const print = (r: Result) => {
   if (r.error) {
-    console.log(`| ${r.endpoint} | ${r.variant} | ${r.page} | | | | | | | | | ✗ | ✗ | ${r.error} |`);
+    console.log(`| ${r.endpoint} | ${r.variant} | ${r.page} | | | | | | | | | | ✗ | ✗ | ${r.error} |`);
     return;
   }
   const deepRatio = r.first ? r.http.p50 / r.first.http.p50 : null;
   console.log(
-    `| ${r.endpoint} | ${r.variant} | ${r.page} | ${r.items} | ${(r.bytes / 1000).toFixed(1)} | ${r.statements} | ${ms(r.sql.p50)} | ${ms(r.sql.p99)} | ${ms(r.http.p50)} | ${ms(r.http.p99)} | ${(r.http.p50 / r.sql.p50).toFixed(2)} | ${mark(r.http.p50 <= targets.p50)} | ${mark(r.http.p99 <= targets.p99)} | ${deepRatio === null ? "" : `${mark(deepRatio <= targets.deepRatio)} ${deepRatio.toFixed(2)}×`} |`,
+    `| ${r.endpoint} | ${r.variant} | ${r.page} | ${r.items} | ${(r.bytes / 1000).toFixed(1)} | ${r.statements} | ${ms(r.sql.p50)} | ${ms(r.sql.p99)} | ${ms(r.http.p50)} | ${ms(r.http.p99)} | ${ms(r.floor.p50)} | ${(r.http.p50 / r.sql.p50).toFixed(2)} | ${mark(r.http.p50 <= targets.p50)} | ${mark(r.http.p99 <= targets.p99)} | ${deepRatio === null ? "" : `${mark(deepRatio <= targets.deepRatio)} ${deepRatio.toFixed(2)}×`} |`,
   );
 };
 for (const c of cases.filter((c) => only.test(`${c.endpoint} ${c.variant}`))) {
@@ -722,6 +740,7 @@ for (const [name, target, paths, goal, ok] of [
   }
 }
 await cached.close();
+floorServer.close();
 console.log(`\nmachine load after the load runs: ${load()}`);
 await app.close();
 
