@@ -123,6 +123,7 @@ export async function serve({
     interpreterUrl: config.interpreterUrl,
     nativeSymbol: config.coin,
     pageCacheBytes: config.pageCacheMb * 1024 * 1024,
+    concurrency: config.apiConcurrency,
   });
   if (replica) app.addHook("onClose", () => replica.close());
   await app.listen({ host: config.host, port: config.port });

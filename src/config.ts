@@ -83,6 +83,8 @@ export type Config = {
   healthyBlocksPeriodMs: number;
   /** Megabytes of serialized API pages served again while the data is unchanged (`SEXTANT_PAGE_CACHE_MB`); 0 for none. */
   pageCacheMb: number;
+  /** API requests computed at once, the others waiting in arrival order (`SEXTANT_API_CONCURRENCY`); 0 for no limit. */
+  apiConcurrency: number;
   /** Blockscout's `API_RATE_LIMIT_DISABLED`: no API rate limit even where one is configured. */
   apiRateLimitDisabled: boolean;
   /** Requests per `apiRateLimitTimeIntervalMs` shared by all clients no other limit takes (`API_RATE_LIMIT`). */
@@ -267,6 +269,7 @@ const fields: Record<keyof Config, Field> = {
   },
   healthyBlocksPeriodMs: { env: "HEALTHY_BLOCKS_PERIOD", flag: "healthy-blocks-period", parse: duration },
   pageCacheMb: { env: "SEXTANT_PAGE_CACHE_MB", flag: "page-cache-mb", parse: integer(0, 1_000_000) },
+  apiConcurrency: { env: "SEXTANT_API_CONCURRENCY", flag: "api-concurrency", parse: integer(0, 100_000) },
   apiRateLimitDisabled: { env: "API_RATE_LIMIT_DISABLED", flag: "api-rate-limit-disabled", parse: boolean },
   apiRateLimit: { env: "API_RATE_LIMIT", flag: "api-rate-limit", parse: integer(1, 1_000_000_000) },
   apiRateLimitTimeIntervalMs: {
@@ -359,6 +362,7 @@ const defaults: Config = {
   coin: "ETH",
   healthyBlocksPeriodMs: 5 * 60_000,
   pageCacheMb: 64,
+  apiConcurrency: 16,
   // Blockscout's intervals; its limits themselves apply only when set.
   apiRateLimitDisabled: false,
   apiRateLimitTimeIntervalMs: 1_000,

@@ -25,6 +25,8 @@ export type Metrics = {
   httpDuration: Histogram<"route" | "method" | "status">;
   /** API database queries running or waiting for a connection (PostgreSQL's pool of 10, or PGlite's one). */
   databaseQueriesInFlight: Gauge;
+  /** API requests waiting for one of the places `SEXTANT_API_CONCURRENCY` sets. */
+  apiRequestsWaiting: Gauge;
   /** API pages by `result` of the page cache: `hit`, `miss`, `not_modified`. */
   pageCacheLookups: Counter<"result">;
   /** Reports the indexer's progress at each scrape; call once the indexer exists. */
@@ -119,6 +121,11 @@ export function createMetrics(): Metrics {
     databaseQueriesInFlight: new Gauge({
       name: "sextant_database_queries_in_flight",
       help: "Database queries running or waiting for a connection",
+      registers: [registry],
+    }),
+    apiRequestsWaiting: new Gauge({
+      name: "sextant_api_requests_waiting",
+      help: "API requests waiting for a place to be computed (SEXTANT_API_CONCURRENCY)",
       registers: [registry],
     }),
     pageCacheLookups: new Counter({

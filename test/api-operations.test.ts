@@ -83,6 +83,7 @@ describe.each(databaseKinds)("operations over HTTP (%s)", (kind) => {
     expect(value(/^sextant_indexed_transactions_total (\S+)$/m)).toBe(transactionsWritten);
     expect(transactionsWritten).toBeGreaterThan(blocksWritten);
     expect(value(/^sextant_database_queries_in_flight (\S+)$/m)).toBe(0);
+    expect(value(/^sextant_api_requests_waiting (\S+)$/m)).toBe(0);
     expect(value(/^sextant_rpc_calls_total\{method="eth_getBlockReceipts"\} (\S+)$/m)).toBe(blocksWritten);
     expect(
       value(
@@ -241,6 +242,43 @@ describe("API rate limits", () => {
     expect(listed).toEqual([200, 200, 200, 429]);
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect((await request("/api/v2/token-transfers", "10.0.0.9")).statusCode).toBe(200);
+    await app.close();
+  });
+});
+
+describe("API admission", () => {
+  let test: TestDatabase;
+  beforeAll(async () => {
+    test = await createTestDatabase("pglite");
+  });
+  afterAll(() => test?.drop());
+
+  it("computes at most `concurrency` requests at once; the others wait, counted, and are all answered", async () => {
+    // Every statement waits while the gate is shut: the first request holds its place inside its handler.
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const gated: Database = {
+      ...test.db,
+      query: (text, params) => gate.then(() => test.db.query(text, params)),
+      transaction: (work) => gate.then(() => test.db.transaction(work)),
+    };
+    const metrics = createMetrics();
+    const app = await createApiServer({ db: gated, metrics, concurrency: 1, pageCacheBytes: 0 });
+    const waiting = async () =>
+      Number(
+        (await app.inject("/metrics")).body.match(/^sextant_api_requests_waiting (\S+)$/m)?.[1] ?? Number.NaN,
+      );
+    const answers = ["", "?type=ERC-20", "?type=ERC-721"].map((query) =>
+      app.inject(`/api/v2/token-transfers${query}`),
+    );
+    await until("two requests wait for the one place", async () => (await waiting()) === 2, 5_000);
+    // Health is not an endpoint's work: it is answered while every place is taken.
+    expect((await app.inject("/api/health/liveness")).statusCode).toBe(200);
+    open();
+    expect((await Promise.all(answers)).map((answer) => answer.statusCode)).toEqual([200, 200, 200]);
+    expect(await waiting()).toBe(0);
     await app.close();
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import type { Database } from "../db/client.ts";
 import type { ChainHead } from "../db/queries/chain-head.ts";
+import type { Admission } from "./admission.ts";
 import type { AskInterpreter } from "./ask-interpreter.ts";
 import type { ActionProtocols } from "./transaction-actions.ts";
 
@@ -17,4 +18,6 @@ export type ApiContext = {
   nodeHead?: () => bigint | null;
   /** How old the database's newest block may be before health looks at the node's lead. */
   healthyBlocksPeriodMs: number;
+  /** Runs an endpoint's work once one of the API's places is free, in arrival order. */
+  admit: Admission;
 };

@@ -27,7 +27,7 @@ export type DefineEndpointParameters<Route extends RouteGenericInterface> = {
   components?: Record<string, JsonSchema>;
   /**
    * Whether the answers depend on the database alone, so that a page can be served again while the data is
-   * unchanged; true when absent.
+   * unchanged, and is computed in one of the API's places (`ApiContext.admit`); true when absent.
    */
   cacheable?: (context: ApiContext) => boolean;
   /** Answers a validated request; what it returns is sent as JSON unless it sent the reply itself. */
@@ -59,12 +59,17 @@ export function defineEndpoint<Route extends RouteGenericInterface>({
     schema,
     components,
     register(app, context) {
+      // `schema` validates what `Route` says the parameters are.
+      const answer = (request: FastifyRequest, reply: FastifyReply) =>
+        handler(context, request as FastifyRequest<Route>, reply);
+      // Only work on the database and the CPU takes a place: an answer that waits on another service (an
+      // interpretation service) would hold its place while it waits.
+      const admitted = definition.cacheable?.(context) ?? true;
       app.route({
         method: definition.method,
         url: definition.path,
         schema,
-        // `schema` validates what `Route` says the parameters are.
-        handler: (request, reply) => handler(context, request as FastifyRequest<Route>, reply),
+        handler: admitted ? (request, reply) => context.admit(() => answer(request, reply)) : answer,
       });
     },
   };

@@ -12,6 +12,7 @@ import type { Database } from "../db/client.ts";
 import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../logger.ts";
 import { type Metrics, observeQueries } from "../metrics.ts";
+import { createAdmission } from "./admission.ts";
 import { createInterpreterClient } from "./ask-interpreter.ts";
 import type { ApiContext } from "./context.ts";
 import { endpoints } from "./endpoints/index.ts";
@@ -55,6 +56,8 @@ export type CreateApiServerParameters = {
   replicaMaxLagMs?: number;
   /** The most bytes of serialized pages served again while the data is unchanged: 64 MiB when absent, 0 for none. */
   pageCacheBytes?: number;
+  /** How many API requests are computed at once, the others waiting in arrival order: 16 when absent, 0 for no limit. */
+  concurrency?: number;
 };
 
 /**
@@ -75,6 +78,7 @@ export async function createApiServer({
   replica,
   replicaMaxLagMs = 5 * 60_000,
   pageCacheBytes = 64 * 1024 * 1024,
+  concurrency = 16,
 }: CreateApiServerParameters): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (logger || undefined) as FastifyBaseLogger | undefined,
@@ -156,6 +160,7 @@ export async function createApiServer({
     nativeSymbol,
     nodeHead,
     healthyBlocksPeriodMs,
+    admit: createAdmission({ places: concurrency, waiting: metrics?.apiRequestsWaiting }),
   };
   registerPageCache({
     app,
