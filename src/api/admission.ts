@@ -16,7 +16,8 @@ export type CreateAdmissionReturnType = Admission;
  * Bounds how many API requests are computed at once, first come first served. Unbounded, every request
  * under load interleaves its statements and rendering with all the others, and queues for the database's
  * connections once per round of statements; admitted a few at a time, a request waits once, in order, and
- * then runs with little to share: the same throughput, a shorter tail (docs/performance.md, "Admission").
+ * then runs with little to share: a tail that stays put when the machine is slower, for about a tenth of
+ * the throughput at saturation (docs/performance.md, "A third machine at 10 M").
  */
 export function createAdmission({ places, waiting }: CreateAdmissionParameters): CreateAdmissionReturnType {
   if (places === 0) return (work) => work();
