@@ -1,7 +1,7 @@
 import type { FastifyRequest } from "fastify";
+import type { ConcurrencyLimit } from "../concurrency-limit.ts";
 import type { Database } from "../db/client.ts";
 import type { ChainHead } from "../db/queries/chain-head.ts";
-import type { Admission } from "./admission.ts";
 import type { AskInterpreter } from "./ask-interpreter.ts";
 import type { ActionProtocols } from "./transaction-actions.ts";
 
@@ -19,5 +19,5 @@ export type ApiContext = {
   /** How old the database's newest block may be before health looks at the node's lead. */
   healthyBlocksPeriodMs: number;
   /** Runs an endpoint's work once one of the API's places is free, in arrival order. */
-  admit: Admission;
+  admit: ConcurrencyLimit;
 };

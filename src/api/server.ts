@@ -7,12 +7,12 @@ import Fastify, {
   type FastifyReply,
   LogController,
 } from "fastify";
+import { createConcurrencyLimit } from "../concurrency-limit.ts";
 import { loadConfig } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../logger.ts";
 import { type Metrics, observeQueries } from "../metrics.ts";
-import { createAdmission } from "./admission.ts";
 import { createInterpreterClient } from "./ask-interpreter.ts";
 import type { ApiContext } from "./context.ts";
 import { endpoints } from "./endpoints/index.ts";
@@ -160,7 +160,11 @@ export async function createApiServer({
     nativeSymbol,
     nodeHead,
     healthyBlocksPeriodMs,
-    admit: createAdmission({ places: concurrency, waiting: metrics?.apiRequestsWaiting }),
+    // Unbounded, every request under load interleaves its statements and rendering with all the others and
+    // queues for the database's connections at each round of statements; admitted a few at a time, a
+    // request waits once, in order: a tail that stays put when the machine is slower, for about a tenth of
+    // the throughput at saturation (docs/performance.md, "A third machine at 10 M").
+    admit: createConcurrencyLimit({ places: concurrency, waiting: metrics?.apiRequestsWaiting }),
   };
   registerPageCache({
     app,

@@ -1,3 +1,4 @@
+import { createConcurrencyLimit } from "../concurrency-limit.ts";
 import type { Metrics } from "../metrics.ts";
 import { retry } from "../retry.ts";
 import { RpcError, RpcHttpError, RpcResponseError, RpcTimeoutError, RpcTransportError } from "./errors.ts";
@@ -8,7 +9,7 @@ export type RpcClientParameters = {
   url: string;
   /** Largest number of calls sent in one HTTP request. */
   batchSize?: number;
-  /** HTTP requests in flight at once. */
+  /** HTTP requests in flight at once; the others wait in the order they were asked. */
   concurrency?: number;
   timeoutMs?: number;
   /**
@@ -68,19 +69,7 @@ export function createRpcClient({
   signal,
 }: RpcClientParameters): RpcClient {
   let nextId = 1;
-  let active = 0;
-  const waiting: (() => void)[] = [];
-
-  async function withSlot<T>(task: () => Promise<T>): Promise<T> {
-    if (active >= concurrency) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await task();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  }
+  const withSlot = createConcurrencyLimit({ places: concurrency });
 
   async function post(body: unknown): Promise<unknown> {
     let response: Response;

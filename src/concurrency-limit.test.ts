@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createAdmission } from "./admission.ts";
+import { createConcurrencyLimit } from "./concurrency-limit.ts";
 
 /** Work that runs until `finish` is called, recording when it started. */
 function controlledWork(started: number[], id: number) {
@@ -14,9 +14,9 @@ function controlledWork(started: number[], id: number) {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-describe("createAdmission", () => {
+describe("createConcurrencyLimit", () => {
   it("runs at most `places` pieces of work at once, the waiting ones in arrival order", async () => {
-    const admit = createAdmission({ places: 2 });
+    const admit = createConcurrencyLimit({ places: 2 });
     const started: number[] = [];
     const works = [0, 1, 2, 3, 4].map((id) => controlledWork(started, id));
     const results = works.map(({ work }) => admit(work));
@@ -45,7 +45,7 @@ describe("createAdmission", () => {
   });
 
   it("with no places set, runs everything at once", async () => {
-    const admit = createAdmission({ places: 0 });
+    const admit = createConcurrencyLimit({ places: 0 });
     const started: number[] = [];
     const works = [0, 1, 2, 3].map((id) => controlledWork(started, id));
     const results = works.map(({ work }) => admit(work));
