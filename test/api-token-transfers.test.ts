@@ -109,6 +109,30 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     expect(items).toHaveLength(flat);
   });
 
+  it("marks an id unique exactly when one holder has its only unit", async () => {
+    const { items } = await walk<Item & { total: { token_instance: { is_unique: boolean } | null } }>(
+      "/api/v2/token-transfers?type=ERC-721,ERC-1155,ERC-404",
+    );
+    // What the balances say, counted here: the API reads counters kept with them.
+    const unique = new Set(
+      (
+        await test.db.query<{ key: string }>(
+          `SELECT '0x' || encode(token_address, 'hex') || '/' || token_id::text AS key FROM token_balances
+           WHERE token_id >= 0 AND value > 0 GROUP BY token_address, token_id
+           HAVING count(*) = 1 AND sum(value) = 1`,
+        )
+      ).map((row) => row.key),
+    );
+    const shown = items.filter((item) => item.total.token_id != null);
+    expect(shown.length).toBeGreaterThan(0);
+    const marks = shown.map((item) => ({
+      id: `${item.token.address_hash.toLowerCase()}/${item.total.token_id}`,
+      is_unique: item.total.token_instance?.is_unique,
+    }));
+    expect(marks).toEqual(marks.map(({ id }) => ({ id, is_unique: unique.has(id) })));
+    expect(new Set(marks.map((mark) => mark.is_unique))).toEqual(new Set([true, false]));
+  });
+
   it("renders each token type's total and the mint, burn and transfer types", async () => {
     const { items } = await walk("/api/v2/token-transfers");
     const byType = (type: string) => items.find((item) => item.token_type === type) as Item;

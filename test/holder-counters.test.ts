@@ -1,5 +1,6 @@
 import { encodeDeployData, encodeFunctionData, type Hex, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrate } from "../src/db/migrate.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { type Artifacts, compileDemoContracts } from "../src/demo/compile.ts";
 import { required } from "../src/required.ts";
@@ -16,8 +17,9 @@ const ids = [1n, 2n, 3n];
 /** Waits for `condition`; a loaded 2-core machine can take many seconds to mine and index. */
 const waitFor = (condition: () => Promise<boolean>, what: string) => until(what, condition, 60_000);
 
-// tokens.holders_count and token_holders are kept with the balances, never recounted: after every
-// reorganization they must equal what the balances say, and what the node says.
+// tokens.holders_count, token_holders and each instance's holders and units are kept with the balances,
+// never recounted: after every reorganization they must equal what the balances say, and what the node
+// says.
 describe.each(databaseKinds)("holder counters across reorganizations on %s", (kind) => {
   let anvil: Anvil;
   let client: RpcClient;
@@ -88,6 +90,19 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
        WHERE h.ids IS DISTINCT FROM g.ids OR h.ids_value IS DISTINCT FROM g.ids_value`,
     );
     expect(wrongHoldings).toEqual([]);
+    const wrongInstances = await test.db.query(
+      `SELECT '0x' || encode(COALESCE(i.token_address, g.token_address), 'hex') AS token,
+         COALESCE(i.token_id, g.token_id)::text AS token_id, i.holders AS kept_holders, g.holders,
+         i.units::text AS kept_units, g.units::text AS units
+       FROM token_instances i
+       FULL JOIN (
+         SELECT token_address, token_id, count(*) AS holders, sum(value) AS units FROM token_balances
+         WHERE token_id >= 0 AND value > 0 GROUP BY token_address, token_id
+       ) g ON g.token_address = i.token_address AND g.token_id = i.token_id
+       WHERE i.token_address IS NULL
+         OR (i.holders, i.units) <> (COALESCE(g.holders, 0), COALESCE(g.units, 0))`,
+    );
+    expect(wrongInstances).toEqual([]);
     const stored = await test.db.query<{ address: string; holders_count: number }>(
       "SELECT '0x' || encode(address, 'hex') AS address, holders_count FROM tokens",
     );
@@ -104,10 +119,12 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
       tokens: ours.tokens,
       token_balances: ours.token_balances,
       token_holders: ours.token_holders,
+      token_instances: ours.token_instances,
     }).toEqual({
       tokens: theirs.tokens,
       token_balances: theirs.token_balances,
       token_holders: theirs.token_holders,
+      token_instances: theirs.token_instances,
     });
     return counted;
   }
@@ -233,5 +250,13 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
       await client.request("anvil_rollback", [1]);
       expect(await expectExactCounters(last)).toEqual({ fungible: 3, collectible: 3, multi });
     }
+  });
+
+  it("counts each id's holders and units when a database stored before the counters migrates", async () => {
+    const migration = "028_instance_holders.sql";
+    await test.db.exec("ALTER TABLE token_instances DROP COLUMN holders, DROP COLUMN units");
+    await test.db.query("DELETE FROM schema_migrations WHERE name = $1", [migration]);
+    expect((await migrate(test.db)).applied).toEqual([migration]);
+    await expectExactCounters(true);
   });
 });

@@ -388,6 +388,7 @@ export const tables = {
       first_seen_block: "int8",
     },
     write: { onConflict: "ON CONFLICT (token_address, token_id) DO NOTHING" },
+    // Its holders and units are kept with token_balances, which takes them back before this delete.
     reorganization: { delete: "DELETE FROM token_instances WHERE first_seen_block > $1" },
     // Fetched from the token's URI in the background, whenever the metadata fetcher gets to it.
     volatile: ["token_uri", "metadata", "metadata_error", "metadata_fetched_at"],

@@ -11,9 +11,11 @@ import type { Queryable } from "./client.ts";
  * address's balances of one type are an index range.
  *
  * In the same statement it keeps what pages would otherwise aggregate: `token_holders` (per holder of a
- * token's ids: ids held above zero and their summed balance) and `tokens.holders_count` (distinct
- * holders above zero, any id). Both follow from each balance's value before and after the change, so
- * taking back a range restores them exactly.
+ * token's ids: ids held above zero and their summed balance), `tokens.holders_count` (distinct holders
+ * above zero, any id) and each id's `token_instances.holders` and `units` (holders above zero and the
+ * units they hold). All follow from each balance's value before and after the change, so taking back a
+ * range restores them exactly. Every id moved has its instance row: the range's instances are written
+ * before its balances, and a reorganization deletes an instance only after taking its balances back.
  */
 export async function applyTokenBalanceChanges(
   tx: Queryable,
@@ -71,6 +73,14 @@ export async function applyTokenBalanceChanges(
      ), dropped AS (
        DELETE FROM token_holders h USING holdings x
        WHERE x.ids_after = 0 AND x.ids_before > 0 AND h.token_address = x.token_address AND h.holder = x.holder
+     ), instanced AS (
+       UPDATE token_instances i SET holders = i.holders + c.holders, units = i.units + c.units
+       FROM (
+         SELECT token_address, token_id, sum((after > 0)::int - (before > 0)::int) AS holders,
+           sum(GREATEST(after, 0) - GREATEST(before, 0)) AS units
+         FROM steps WHERE token_id >= 0 GROUP BY token_address, token_id
+       ) c
+       WHERE i.token_address = c.token_address AND i.token_id = c.token_id AND (c.holders <> 0 OR c.units <> 0)
      ), counted AS (
        UPDATE tokens t SET holders_count = t.holders_count + c.change
        FROM (

@@ -31,7 +31,8 @@ async function insertBalances(db: Database, balances: BalanceSeed[]) {
      JOIN tokens k ON k.address = decode(substr(t, 3), 'hex')`,
     [0, 1, 2, 3].map((column) => balances.map((row) => String(row[column]))),
   );
-  // And what the indexer keeps with them (applyTokenBalanceChanges): holdings of ids and holder counts.
+  // And what the indexer keeps with them (applyTokenBalanceChanges): holdings of ids, holder counts, and
+  // an instance row for every id, with its holders and units.
   await db.query(
     `INSERT INTO token_holders (token_address, holder, ids, ids_value)
      SELECT token_address, holder, count(*), sum(value) FROM token_balances
@@ -41,13 +42,21 @@ async function insertBalances(db: Database, balances: BalanceSeed[]) {
     `UPDATE tokens t SET holders_count = (SELECT count(DISTINCT b.holder) FROM token_balances b
                                          WHERE b.token_address = t.address AND b.value > 0)`,
   );
+  await db.query(
+    `INSERT INTO token_instances (token_address, token_id, first_seen_block, holders, units)
+     SELECT token_address, token_id, 1, count(*) FILTER (WHERE value > 0),
+       COALESCE(sum(value) FILTER (WHERE value > 0), 0)
+     FROM token_balances WHERE token_id >= 0 GROUP BY token_address, token_id`,
+  );
 }
 
 async function insertInstances(db: Database, instances: InstanceSeed[]) {
   await db.query(
     `INSERT INTO token_instances (token_address, token_id, first_seen_block, metadata, metadata_error)
      SELECT decode(substr(t, 3), 'hex'), i::numeric, 1, m::jsonb, e
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(t, i, m, e)`,
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(t, i, m, e)
+     ON CONFLICT (token_address, token_id) DO UPDATE
+       SET metadata = excluded.metadata, metadata_error = excluded.metadata_error`,
     [
       instances.map((row) => row[0]),
       instances.map((row) => String(row[1])),

@@ -53,23 +53,19 @@ export async function findTokenType(db: Queryable, address: string): Promise<str
 }
 
 /**
- * SQL for Blockscout's `is_unique` of the id `alias.token_id` of token `alias.token_address` of type
- * `alias.type` held with `alias.value`: ERC-1155 ids are unique when one unit exists and one holder has it;
- * ERC-721 and ERC-404 ids always are (one unit each). Null for the fungible balance (id -1).
+ * SQL for Blockscout's `is_unique` of the id `tokenId` from its instance row `instance`: exactly one
+ * unit of the id exists and one holder has it, read from the counters kept with the balances
+ * (applyTokenBalanceChanges), so that no page probes an id's balances. Null for no id (a fungible
+ * balance, id -1, or a transfer without ids); false for an id without an instance row.
  */
-function isUniqueColumn(alias: string): string {
-  return `CASE
-      WHEN ${alias}.token_id < 0 THEN NULL
-      WHEN ${alias}.type = 'ERC-1155' THEN ${alias}.value = 1 AND NOT EXISTS (
-        SELECT 1 FROM token_balances o
-        WHERE o.token_address = ${alias}.token_address AND o.token_id = ${alias}.token_id AND o.value > 0
-          AND o.holder <> ${alias}.holder)
-      ELSE ${alias}.value <= 1
-    END AS is_unique`;
+export function isUniqueSql(instance: string, tokenId: string): string {
+  return `CASE WHEN ${tokenId} IS NULL OR ${tokenId} < 0 THEN NULL
+      ELSE COALESCE(${instance}.holders = 1 AND ${instance}.units = 1, false) END`;
 }
 
 const instanceColumns = (alias: string) =>
-  `ti.token_address IS NOT NULL AS has_instance, ti.metadata, ti.metadata_error, ${isUniqueColumn(alias)}`;
+  `ti.token_address IS NOT NULL AS has_instance, ti.metadata, ti.metadata_error,
+   ${isUniqueSql("ti", `${alias}.token_id`)} AS is_unique`;
 
 export type AddressTokenRow = InstanceColumns & {
   token_address: string;

@@ -4,7 +4,7 @@ import { byteaParam } from "../table-rows.ts";
 import type { TransactionRow } from "./address-transactions.ts";
 import { createParameters, hexColumn } from "./keyset.ts";
 import { rowsOfTransactions, type TransactionLogRange, transactionKey } from "./of-transactions.ts";
-import type { InstanceColumns, TokenRow } from "./token-balances.ts";
+import { type InstanceColumns, isUniqueSql, type TokenRow } from "./token-balances.ts";
 
 export type TokenTransferRow = InstanceColumns & {
   block_number: number;
@@ -252,27 +252,21 @@ export async function listTokenTransfers(
      JOIN transactions tx ON tx.block_number = t.block_number AND tx.index = t.transaction_index`,
         }
       : { columns: "", joins: "" };
-  // is_unique looks at two balances at most: that decides it, and keeps the planner's estimate (and so
-  // the page's plan) that of two index entries, however many holders the token has. The instance is one
-  // primary-key lookup per row (LIMIT keeps the subquery from being flattened into a join, where the
-  // planner read all the token's instances for a few rows).
+  // The instance is one primary-key lookup per row, is_unique included (LIMIT keeps the subquery from
+  // being flattened into a join, where the planner read all the token's instances for a few rows).
   const query = `SELECT t.block_number, t.transaction_index, t.log_index, t.position, t.batch_size,
        ${hexColumn("t.transaction_hash", "transaction_hash")}, ${located.columns}
        ${hexColumn("t.token_address", "token_address")}, ${hexColumn("t.from_address", "from_address")},
        ${hexColumn("t.to_address", "to_address")}, k.type AS token_type, t.token_id::text AS token_id, t.amount::text AS amount,
        k.name AS token_name, k.symbol AS token_symbol, k.decimals AS token_decimals,
        k.total_supply AS token_total_supply, k.holders_count AS token_holders_count,
-       i.present IS NOT NULL AS has_instance, i.metadata, i.metadata_error,
-       CASE WHEN t.token_id IS NULL THEN NULL ELSE (
-         SELECT count(*) = 1 AND sum(u.value) = 1 FROM (
-           SELECT h.value FROM token_balances h
-           WHERE h.token_address = t.token_address AND h.token_id = t.token_id AND h.value > 0
-           LIMIT 2) u) END AS is_unique
+       i.token_address IS NOT NULL AS has_instance, i.metadata, i.metadata_error,
+       ${isUniqueSql("i", "t.token_id")} AS is_unique
      FROM (${shown}) t
      JOIN tokens k ON k.address = t.token_address
      ${located.joins}
      LEFT JOIN LATERAL (
-       SELECT true AS present, i.metadata, i.metadata_error FROM token_instances i
+       SELECT i.token_address, i.metadata, i.metadata_error, i.holders, i.units FROM token_instances i
        WHERE i.token_address = t.token_address AND i.token_id = t.token_id
        LIMIT 1
      ) i ON true`;
