@@ -1,0 +1,123 @@
+import solc from "solc";
+import { type Abi, type Address, encodeFunctionData, type Hex, maxUint256 } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
+import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
+import { databaseKinds } from "./support/databases.ts";
+import { at, only } from "./support/elements.ts";
+import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
+import { until } from "./support/until.ts";
+
+// Any contract may emit the token events, with any amounts: spam tokens on mainnet do. A balance is the
+// sum of its transfers, so it can pass what any uint256 (and a numeric(78,0)) holds, on either side.
+const source = `
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+contract Fungible {
+  event Transfer(address indexed from, address indexed to, uint256 value);
+  function spam(address from, address to, uint256 value, uint256 times) external {
+    for (uint256 i = 0; i < times; i++) emit Transfer(from, to, value);
+  }
+}
+contract Multi {
+  event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value);
+  function spam(address from, address to, uint256 id, uint256 value, uint256 times) external {
+    for (uint256 i = 0; i < times; i++) emit TransferSingle(msg.sender, from, to, id, value);
+  }
+}`;
+
+type Compiled = Record<"Fungible" | "Multi", { abi: Abi; bytecode: Hex }>;
+
+function compile(): Compiled {
+  const input = {
+    language: "Solidity",
+    sources: { "Spam.sol": { content: source } },
+    settings: { evmVersion: "cancun", outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } },
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input)));
+  const contract = (name: keyof Compiled) => ({
+    abi: output.contracts["Spam.sol"][name].abi,
+    bytecode: `0x${output.contracts["Spam.sol"][name].evm.bytecode.object}` as Hex,
+  });
+  return { Fungible: contract("Fungible"), Multi: contract("Multi") };
+}
+
+const times = 10n;
+const sent = maxUint256 * times;
+
+describe.each(databaseKinds)("tokens whose balances pass 78 digits on %s", (kind) => {
+  let anvil: Anvil;
+  let client: RpcClient;
+  let indexed: IndexedChain;
+  let fungible: Address;
+  let multi: Address;
+  const sender = "0x5e4de55e4de55e4de55e4de55e4de55e4de55e4d";
+  const receiver = "0x7ece1e7ece1e7ece1e7ece1e7ece1e7ece1e7ece";
+
+  beforeAll(async () => {
+    const compiled = compile();
+    anvil = await startAnvil();
+    client = createRpcClient({ url: anvil.rpcUrl });
+    const account = at(await client.request<Address[]>("eth_accounts"), 0, "dev accounts");
+    const transact = async (to: Address | undefined, data: Hex) => {
+      const hash = await client.request<Hex>("eth_sendTransaction", [{ from: account, to, data }]);
+      const receipt = await until(
+        "a receipt",
+        () =>
+          client.request<{ status: Hex; contractAddress: Address | null } | null>(
+            "eth_getTransactionReceipt",
+            [hash],
+          ),
+        { intervalMs: 10 },
+      );
+      if (receipt.status !== "0x1") throw new Error("transaction failed");
+      return receipt.contractAddress as Address;
+    };
+    fungible = await transact(undefined, compiled.Fungible.bytecode);
+    multi = await transact(undefined, compiled.Multi.bytecode);
+    const spam = (contract: keyof Compiled, args: unknown[]) =>
+      encodeFunctionData({ abi: compiled[contract].abi, functionName: "spam", args } as never);
+    await transact(fungible, spam("Fungible", [sender, receiver, maxUint256, times]));
+    await transact(multi, spam("Multi", [sender, receiver, 7n, maxUint256, times]));
+    indexed = await indexIntoNewDatabase(kind, client);
+  }, 120_000);
+  afterAll(async () => {
+    await indexed?.close();
+    await anvil?.stop();
+  });
+
+  it("indexes them and keeps every balance exact", async () => {
+    const balances = await indexed.test.db.query<{ token: string; holder: string; value: string }>(
+      `SELECT '0x' || encode(token_address, 'hex') AS token, '0x' || encode(holder, 'hex') AS holder,
+         value::text AS value
+       FROM token_balances ORDER BY token_address, value`,
+    );
+    expect(new Set(balances)).toEqual(
+      new Set(
+        [fungible, multi].flatMap((token) => [
+          { token: token.toLowerCase(), holder: sender, value: (-sent).toString() },
+          { token: token.toLowerCase(), holder: receiver, value: sent.toString() },
+        ]),
+      ),
+    );
+  });
+
+  it("serves them: the receiver's balances, the token's holders and the id's units", async () => {
+    const { items } = (await indexed.app.inject(`/api/v2/addresses/${receiver}/tokens`)).json();
+    expect(
+      new Map(
+        items.map((item: { token: { address_hash: string }; value: string }) => [
+          item.token.address_hash.toLowerCase(),
+          item.value,
+        ]),
+      ),
+    ).toEqual(new Map([fungible, multi].map((token) => [token.toLowerCase(), sent.toString()])));
+    const holders = (await indexed.app.inject(`/api/v2/tokens/${fungible}/holders`)).json();
+    expect(only(holders.items)).toMatchObject({ value: sent.toString() });
+    const id = (await indexed.app.inject(`/api/v2/tokens/${multi}/instances/7/holders`)).json();
+    expect(only(id.items)).toMatchObject({ value: sent.toString() });
+    const transfers = (await indexed.app.inject(`/api/v2/token-transfers?type=ERC-1155`)).json();
+    expect(transfers.items).toHaveLength(Number(times));
+    for (const item of transfers.items) expect(item.total.token_instance.is_unique).toBe(false);
+  });
+});
