@@ -3,6 +3,7 @@ import { type Abi, type Address, encodeFunctionData, type Hex, maxUint256 } from
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
+import { exactCursor } from "./conformance/demo-chain.ts";
 import { databaseKinds } from "./support/databases.ts";
 import { at, only } from "./support/elements.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
@@ -15,8 +16,11 @@ const source = `
 pragma solidity ^0.8.20;
 contract Fungible {
   event Transfer(address indexed from, address indexed to, uint256 value);
-  function spam(address from, address to, uint256 value, uint256 times) external {
-    for (uint256 i = 0; i < times; i++) emit Transfer(from, to, value);
+  function spam(address from, address firstTo, uint256 receivers, uint256 value, uint256 times) external {
+    for (uint256 r = 0; r < receivers; r++) {
+      address to = address(uint160(firstTo) + uint160(r));
+      for (uint256 i = 0; i < times; i++) emit Transfer(from, to, value);
+    }
   }
 }
 contract Multi {
@@ -44,6 +48,8 @@ function compile(): Compiled {
 
 const times = 10n;
 const sent = maxUint256 * times;
+/** More than a page of holders, each with the same 79-digit balance. */
+const receivers = 51;
 
 describe.each(databaseKinds)("tokens whose balances pass 78 digits on %s", (kind) => {
   let anvil: Anvil;
@@ -52,7 +58,8 @@ describe.each(databaseKinds)("tokens whose balances pass 78 digits on %s", (kind
   let fungible: Address;
   let multi: Address;
   const sender = "0x5e4de55e4de55e4de55e4de55e4de55e4de55e4d";
-  const receiver = "0x7ece1e7ece1e7ece1e7ece1e7ece1e7ece1e7ece";
+  const receiver = "0x7ece1e7ece1e7ece1e7ece1e7ece1e7ece1e0000";
+  const receiverNumber = (n: number) => `0x${(BigInt(receiver) + BigInt(n)).toString(16).padStart(40, "0")}`;
 
   beforeAll(async () => {
     const compiled = compile();
@@ -77,7 +84,7 @@ describe.each(databaseKinds)("tokens whose balances pass 78 digits on %s", (kind
     multi = await transact(undefined, compiled.Multi.bytecode);
     const spam = (contract: keyof Compiled, args: unknown[]) =>
       encodeFunctionData({ abi: compiled[contract].abi, functionName: "spam", args } as never);
-    await transact(fungible, spam("Fungible", [sender, receiver, maxUint256, times]));
+    await transact(fungible, spam("Fungible", [sender, receiver, receivers, maxUint256, times]));
     await transact(multi, spam("Multi", [sender, receiver, 7n, maxUint256, times]));
     indexed = await indexIntoNewDatabase(kind, client);
   }, 120_000);
@@ -90,19 +97,50 @@ describe.each(databaseKinds)("tokens whose balances pass 78 digits on %s", (kind
     const balances = await indexed.test.db.query<{ token: string; holder: string; value: string }>(
       `SELECT '0x' || encode(token_address, 'hex') AS token, '0x' || encode(holder, 'hex') AS holder,
          value::text AS value
-       FROM token_balances ORDER BY token_address, value`,
+       FROM token_balances`,
     );
-    expect(new Set(balances)).toEqual(
+    const expected = [
+      { token: fungible, holder: sender, value: -sent * BigInt(receivers) },
+      ...Array.from({ length: receivers }, (_, n) => ({
+        token: fungible,
+        holder: receiverNumber(n),
+        value: sent,
+      })),
+      { token: multi, holder: sender, value: -sent },
+      { token: multi, holder: receiver, value: sent },
+    ];
+    expect(new Set(balances.map((row) => JSON.stringify(row)))).toEqual(
       new Set(
-        [fungible, multi].flatMap((token) => [
-          { token: token.toLowerCase(), holder: sender, value: (-sent).toString() },
-          { token: token.toLowerCase(), holder: receiver, value: sent.toString() },
-        ]),
+        expected.map(({ token, holder, value }) =>
+          JSON.stringify({ token: token.toLowerCase(), holder, value: value.toString() }),
+        ),
       ),
     );
   });
 
-  it("serves them: the receiver's balances, the token's holders and the id's units", async () => {
+  it("pages through holders whose balances pass 78 digits, cursors sent back exact or as doubles", async () => {
+    for (const sendBack of [exactCursor, (text: string) => JSON.parse(text).next_page_params]) {
+      const holders: string[] = [];
+      let cursor: Record<string, unknown> | null = {};
+      while (cursor !== null) {
+        const query = new URLSearchParams(Object.entries(cursor).map(([key, value]) => [key, String(value)]));
+        const response = await indexed.app.inject(`/api/v2/tokens/${fungible}/holders?${query}`);
+        expect(response.statusCode, response.body).toBe(200);
+        const page = response.json() as { items: { address: { hash: string }; value: string }[] };
+        for (const item of page.items) {
+          expect(item.value).toBe(sent.toString());
+          holders.push(item.address.hash.toLowerCase());
+        }
+        expect(holders.length).toBeLessThanOrEqual(receivers);
+        cursor = sendBack(response.body);
+      }
+      expect(new Set(holders)).toEqual(
+        new Set(Array.from({ length: receivers }, (_, n) => receiverNumber(n))),
+      );
+    }
+  });
+
+  it("serves them: the receiver's balances, the id's holders and units", async () => {
     const { items } = (await indexed.app.inject(`/api/v2/addresses/${receiver}/tokens`)).json();
     expect(
       new Map(
@@ -112,8 +150,6 @@ describe.each(databaseKinds)("tokens whose balances pass 78 digits on %s", (kind
         ]),
       ),
     ).toEqual(new Map([fungible, multi].map((token) => [token.toLowerCase(), sent.toString()])));
-    const holders = (await indexed.app.inject(`/api/v2/tokens/${fungible}/holders`)).json();
-    expect(only(holders.items)).toMatchObject({ value: sent.toString() });
     const id = (await indexed.app.inject(`/api/v2/tokens/${multi}/instances/7/holders`)).json();
     expect(only(id.items)).toMatchObject({ value: sent.toString() });
     const transfers = (await indexed.app.inject(`/api/v2/token-transfers?type=ERC-1155`)).json();

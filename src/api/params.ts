@@ -10,11 +10,18 @@ export const hashPattern = "^0x([A-Fa-f0-9]{64})$";
  */
 const cursorPattern = (digits: number) => `^([0-9]{1,${digits}}|null|)$`;
 /**
- * A cursor `value` that a JSON number carried: Blockscout's frontend reads it with `JSON.parse` and sends
- * back `String(number)`, so a value above 2^53 comes back rounded (`1152921504606847000`) and one of 1e21
- * or more in exponent form (`4.994e+21`). Digits, a fraction and an exponent of up to two digits.
+ * Most digits of a balance. A balance is a sum of transfers of up to 2^256 - 1 each (any contract can
+ * emit them), not a uint256: 100 digits hold 10^22 such transfers, and every value a double prints with
+ * a two-digit exponent.
  */
-const valueCursorPattern = "^([0-9]{1,78}(\\.[0-9]{1,78})?([eE][+-]?[0-9]{1,2})?|null|)$";
+export const balanceDigits = 100;
+/**
+ * A cursor `value` (a balance) that a JSON number carried: Blockscout's frontend reads it with
+ * `JSON.parse` and sends back `String(number)`, so a value above 2^53 comes back rounded
+ * (`1152921504606847000`) and one of 1e21 or more in exponent form (`4.994e+21`). Digits, a fraction and
+ * an exponent of up to two digits.
+ */
+const valueCursorPattern = `^([0-9]{1,${balanceDigits}}(\\.[0-9]{1,${balanceDigits}})?([eE][+-]?[0-9]{1,2})?|null|)$`;
 /** Blockscout's `limit` (a nullable integer, its sign ignored). */
 const limitPattern = "^(-?[0-9]{1,9}|null|)$";
 /** Patterns of integer parameters, whose failure Blockscout words "Invalid integer". */

@@ -2,15 +2,15 @@ import type { Queryable } from "../../db/client.ts";
 import { findAddresses } from "../../db/queries/addresses.ts";
 import { type ListTokenHoldersParameters, listTokenHolders } from "../../db/queries/token-balances.ts";
 import { pageSize, toPage } from "../paging.ts";
-import { cursorDecimal, cursorValue, lowerHex } from "../params.ts";
+import { balanceDigits, cursorDecimal, cursorValue, lowerHex } from "../params.ts";
 import { renderAddress } from "../views/address.ts";
 import { ExactNumber } from "../views/token.ts";
 
 /** The cursor keys of both holder lists (of a token, of one of its ids). */
 export type TokenHoldersQuery = { value?: string; address_hash?: string; token_id?: string };
 
-/** Largest uint256 has 78 digits; anything longer is held by no one. */
-const maxDigits = 78;
+/** The largest uint256 has 78 digits: no id is longer. */
+const idDigits = 78;
 
 /**
  * One page of the holders of `token` (of its id `tokenId` when given), largest balance first, then
@@ -27,9 +27,10 @@ export async function tokenHoldersPage(
 ) {
   const value = cursorValue(query.value);
   const cursorId = cursorDecimal(query.token_id);
-  const outOfRange = [tokenId, value?.split(".")[0], cursorId].some(
-    (digits) => digits && digits.length > maxDigits,
-  );
+  // Past these lengths no row can follow the cursor: the page is empty.
+  const outOfRange =
+    [tokenId, cursorId].some((digits) => digits && digits.length > idDigits) ||
+    (value?.split(".")[0]?.length ?? 0) > balanceDigits;
   const rows = outOfRange
     ? []
     : await listTokenHolders(db, {
