@@ -1,5 +1,5 @@
 import solc from "solc";
-import { type Abi, type Address, encodeFunctionData, type Hex, maxUint256 } from "viem";
+import { type Abi, type Address, encodeFunctionData, type Hex, maxUint256, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
@@ -23,6 +23,10 @@ contract Fungible {
     }
   }
 }
+contract Collectible {
+  event Transfer(address indexed from, address indexed to, uint256 indexed tokenId);
+  function spam(address from, address to, uint256 id) external { emit Transfer(from, to, id); }
+}
 contract Multi {
   event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value);
   function spam(address from, address to, uint256 id, uint256 value, uint256 times) external {
@@ -30,7 +34,7 @@ contract Multi {
   }
 }`;
 
-type Compiled = Record<"Fungible" | "Multi", { abi: Abi; bytecode: Hex }>;
+type Compiled = Record<"Fungible" | "Collectible" | "Multi", { abi: Abi; bytecode: Hex }>;
 
 function compile(): Compiled {
   const input = {
@@ -43,7 +47,11 @@ function compile(): Compiled {
     abi: output.contracts["Spam.sol"][name].abi,
     bytecode: `0x${output.contracts["Spam.sol"][name].evm.bytecode.object}` as Hex,
   });
-  return { Fungible: contract("Fungible"), Multi: contract("Multi") };
+  return {
+    Fungible: contract("Fungible"),
+    Collectible: contract("Collectible"),
+    Multi: contract("Multi"),
+  };
 }
 
 const times = 10n;
@@ -57,6 +65,7 @@ describe.each(databaseKinds)("tokens whose balances pass 78 digits on %s", (kind
   let indexed: IndexedChain;
   let fungible: Address;
   let multi: Address;
+  let collectible: Address;
   const sender = "0x5e4de55e4de55e4de55e4de55e4de55e4de55e4d";
   const receiver = "0x7ece1e7ece1e7ece1e7ece1e7ece1e7ece1e0000";
   const receiverNumber = (n: number) => `0x${(BigInt(receiver) + BigInt(n)).toString(16).padStart(40, "0")}`;
@@ -82,10 +91,15 @@ describe.each(databaseKinds)("tokens whose balances pass 78 digits on %s", (kind
     };
     fungible = await transact(undefined, compiled.Fungible.bytecode);
     multi = await transact(undefined, compiled.Multi.bytecode);
+    collectible = await transact(undefined, compiled.Collectible.bytecode);
     const spam = (contract: keyof Compiled, args: unknown[]) =>
       encodeFunctionData({ abi: compiled[contract].abi, functionName: "spam", args } as never);
     await transact(fungible, spam("Fungible", [sender, receiver, receivers, maxUint256, times]));
     await transact(multi, spam("Multi", [sender, receiver, 7n, maxUint256, times]));
+    // One ERC-721 id "minted" twice: two holders of one unit each.
+    for (const to of [receiver, sender]) {
+      await transact(collectible, spam("Collectible", [zeroAddress, to, 1n]));
+    }
     indexed = await indexIntoNewDatabase(kind, client);
   }, 120_000);
   afterAll(async () => {
@@ -108,6 +122,8 @@ describe.each(databaseKinds)("tokens whose balances pass 78 digits on %s", (kind
       })),
       { token: multi, holder: sender, value: -sent },
       { token: multi, holder: receiver, value: sent },
+      { token: collectible, holder: sender, value: 1n },
+      { token: collectible, holder: receiver, value: 1n },
     ];
     expect(new Set(balances.map((row) => JSON.stringify(row)))).toEqual(
       new Set(
@@ -149,11 +165,30 @@ describe.each(databaseKinds)("tokens whose balances pass 78 digits on %s", (kind
           item.value,
         ]),
       ),
-    ).toEqual(new Map([fungible, multi].map((token) => [token.toLowerCase(), sent.toString()])));
+    ).toEqual(
+      new Map([
+        ...[fungible, multi].map((token): [string, string] => [token.toLowerCase(), sent.toString()]),
+        [collectible.toLowerCase(), "1"],
+      ]),
+    );
     const id = (await indexed.app.inject(`/api/v2/tokens/${multi}/instances/7/holders`)).json();
     expect(only(id.items)).toMatchObject({ value: sent.toString() });
     const transfers = (await indexed.app.inject(`/api/v2/token-transfers?type=ERC-1155`)).json();
     expect(transfers.items).toHaveLength(Number(times));
+    for (const item of transfers.items) expect(item.total.token_instance.is_unique).toBe(false);
+  });
+
+  it("calls an ERC-721 id held by two addresses not unique, on every endpoint that shows it", async () => {
+    const token = collectible.toLowerCase();
+    const collections = (await indexed.app.inject(`/api/v2/addresses/${receiver}/nft/collections`)).json();
+    const collection = only(
+      collections.items.filter(
+        (item: { token: { address_hash: string } }) => item.token.address_hash.toLowerCase() === token,
+      ),
+    ) as { token_instances: { id: string; is_unique: boolean; owner: unknown }[] };
+    expect(only(collection.token_instances)).toMatchObject({ id: "1", is_unique: false, owner: null });
+    const transfers = (await indexed.app.inject(`/api/v2/token-transfers?type=ERC-721`)).json();
+    expect(transfers.items).toHaveLength(2);
     for (const item of transfers.items) expect(item.total.token_instance.is_unique).toBe(false);
   });
 });
