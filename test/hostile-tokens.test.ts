@@ -1,13 +1,13 @@
-import solc from "solc";
-import { type Abi, type Address, encodeFunctionData, type Hex, maxUint256, zeroAddress } from "viem";
+import { type Address, encodeFunctionData, maxUint256, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
+import { artifactOf, compileSources } from "../src/demo/compile.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { exactCursor } from "./conformance/demo-chain.ts";
 import { databaseKinds } from "./support/databases.ts";
 import { at, only } from "./support/elements.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
-import { until } from "./support/until.ts";
+import { transact } from "./support/transact.ts";
 
 // Any contract may emit the token events, with any amounts: spam tokens on mainnet do. A balance is the
 // sum of its transfers, so it can pass what any uint256 (and a numeric(78,0)) holds, on either side.
@@ -34,26 +34,6 @@ contract Multi {
   }
 }`;
 
-type Compiled = Record<"Fungible" | "Collectible" | "Multi", { abi: Abi; bytecode: Hex }>;
-
-function compile(): Compiled {
-  const input = {
-    language: "Solidity",
-    sources: { "Spam.sol": { content: source } },
-    settings: { evmVersion: "cancun", outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } },
-  };
-  const output = JSON.parse(solc.compile(JSON.stringify(input)));
-  const contract = (name: keyof Compiled) => ({
-    abi: output.contracts["Spam.sol"][name].abi,
-    bytecode: `0x${output.contracts["Spam.sol"][name].evm.bytecode.object}` as Hex,
-  });
-  return {
-    Fungible: contract("Fungible"),
-    Collectible: contract("Collectible"),
-    Multi: contract("Multi"),
-  };
-}
-
 const times = 10n;
 const sent = maxUint256 * times;
 /** More than a page of holders, each with the same 79-digit balance. */
@@ -71,34 +51,31 @@ describe.each(databaseKinds)("tokens whose balances pass 78 digits on %s", (kind
   const receiverNumber = (n: number) => `0x${(BigInt(receiver) + BigInt(n)).toString(16).padStart(40, "0")}`;
 
   beforeAll(async () => {
-    const compiled = compile();
+    const compiled = await compileSources({ "Spam.sol": source });
     anvil = await startAnvil();
     client = createRpcClient({ url: anvil.rpcUrl });
     const account = at(await client.request<Address[]>("eth_accounts"), 0, "dev accounts");
-    const transact = async (to: Address | undefined, data: Hex) => {
-      const hash = await client.request<Hex>("eth_sendTransaction", [{ from: account, to, data }]);
-      const receipt = await until(
-        "a receipt",
-        () =>
-          client.request<{ status: Hex; contractAddress: Address | null } | null>(
-            "eth_getTransactionReceipt",
-            [hash],
-          ),
-        { intervalMs: 10 },
-      );
-      if (receipt.status !== "0x1") throw new Error("transaction failed");
-      return receipt.contractAddress as Address;
-    };
-    fungible = await transact(undefined, compiled.Fungible.bytecode);
-    multi = await transact(undefined, compiled.Multi.bytecode);
-    collectible = await transact(undefined, compiled.Collectible.bytecode);
-    const spam = (contract: keyof Compiled, args: unknown[]) =>
-      encodeFunctionData({ abi: compiled[contract].abi, functionName: "spam", args } as never);
-    await transact(fungible, spam("Fungible", [sender, receiver, receivers, maxUint256, times]));
-    await transact(multi, spam("Multi", [sender, receiver, 7n, maxUint256, times]));
+    const deploy = async (name: string) =>
+      (await transact(client, { from: account, data: artifactOf(compiled, name).bytecode })) as Address;
+    /** Calls `spam` of the contract `name` deployed at `to`. */
+    const spam = (to: Address, name: string, args: unknown[]) =>
+      transact(client, {
+        from: account,
+        to,
+        data: encodeFunctionData({
+          abi: artifactOf(compiled, name).abi,
+          functionName: "spam",
+          args,
+        } as never),
+      });
+    fungible = await deploy("Fungible");
+    multi = await deploy("Multi");
+    collectible = await deploy("Collectible");
+    await spam(fungible, "Fungible", [sender, receiver, receivers, maxUint256, times]);
+    await spam(multi, "Multi", [sender, receiver, 7n, maxUint256, times]);
     // One ERC-721 id "minted" twice: two holders of one unit each.
     for (const to of [receiver, sender]) {
-      await transact(collectible, spam("Collectible", [zeroAddress, to, 1n]));
+      await spam(collectible, "Collectible", [zeroAddress, to, 1n]);
     }
     indexed = await indexIntoNewDatabase(kind, client);
   }, 120_000);

@@ -1,17 +1,17 @@
 import { once } from "node:events";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import solc from "solc";
-import { type Abi, type Address, encodeFunctionData, type Hex } from "viem";
+import { type Address, encodeFunctionData, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { byteaParam } from "../src/db/table-rows.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
+import { artifactOf, compileSources } from "../src/demo/compile.ts";
 import { createMetadataFetcher } from "../src/indexer/create-metadata-fetcher.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { at } from "./support/elements.ts";
-import { until } from "./support/until.ts";
+import { transact } from "./support/transact.ts";
 
 // One contract serves as both kinds: `tokenURI` reverts for an id never set, `uri` answers a template.
 const source = `
@@ -28,17 +28,6 @@ contract Uris {
   }
   function uri(uint256) external view returns (string memory) { return template; }
 }`;
-
-function compileUris(): { abi: Abi; bytecode: Hex } {
-  const input = {
-    language: "Solidity",
-    sources: { "Uris.sol": { content: source } },
-    settings: { evmVersion: "cancun", outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } },
-  };
-  const output = JSON.parse(solc.compile(JSON.stringify(input)));
-  const contract = output.contracts["Uris.sol"].Uris;
-  return { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
-}
 
 const maxBytes = 5_000;
 const timeoutMs = 300;
@@ -58,20 +47,7 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
     response.writeHead(status, { "content-type": "application/json" }).end(body);
   }
 
-  async function transact(to: Address | undefined, data: Hex): Promise<Address | null> {
-    const hash = await client.request<Hex>("eth_sendTransaction", [{ from: account, to, data }]);
-    // Anvil mines each transaction at once, but its receipt can take a moment to appear.
-    const receipt = await until(
-      "a receipt",
-      () =>
-        client.request<{ status: Hex; contractAddress: Address | null } | null>("eth_getTransactionReceipt", [
-          hash,
-        ]),
-      { intervalMs: 10 },
-    );
-    if (receipt.status !== "0x1") throw new Error("transaction failed");
-    return receipt.contractAddress;
-  }
+  const submit = (to: Address | undefined, data: Hex) => transact(client, { from: account, to, data });
 
   beforeAll(async () => {
     server = createServer((request, response) => {
@@ -95,12 +71,12 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
     await once(server, "listening");
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-    const { abi, bytecode } = compileUris();
+    const { abi, bytecode } = artifactOf(await compileSources({ "Uris.sol": source }), "Uris");
     anvil = await startAnvil();
     client = createRpcClient({ url: anvil.rpcUrl, retryDelayMs: 10 });
     account = at(await client.request<Address[]>("eth_accounts"), 0, "dev accounts");
-    nft = (await transact(undefined, bytecode)) as Address;
-    multi = (await transact(undefined, bytecode)) as Address;
+    nft = (await submit(undefined, bytecode)) as Address;
+    multi = (await submit(undefined, bytecode)) as Address;
     const uris: Record<number, string> = {
       1: `${base}/ok.json`,
       2: `${base}/404`,
@@ -110,9 +86,9 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
       7: `${base}/flaky`,
     };
     for (const [id, uri] of Object.entries(uris)) {
-      await transact(nft, encodeFunctionData({ abi, functionName: "set", args: [BigInt(id), uri] }));
+      await submit(nft, encodeFunctionData({ abi, functionName: "set", args: [BigInt(id), uri] }));
     }
-    await transact(
+    await submit(
       multi,
       encodeFunctionData({ abi, functionName: "setTemplate", args: [`${base}/1155/{id}.json`] }),
     );

@@ -68,7 +68,7 @@ export async function compileDemoContracts(
   const cached = await readFile(cacheFile, "utf8").catch(() => undefined);
   if (cached !== undefined) return JSON.parse(cached) as Artifacts;
 
-  const artifacts = await compile(sources);
+  const artifacts = await compileSources(sources);
   await mkdir(cacheDirectory, { recursive: true });
   // Write then rename so a concurrent reader never sees a half-written cache file.
   const temporaryFile = `${cacheFile}.${process.pid}.tmp`;
@@ -90,7 +90,22 @@ type SolcOutput = {
   contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
 };
 
-async function compile(sources: Record<string, string>): Promise<Artifacts> {
+/** Solidity sources keyed by file name, e.g. `{ "Token.sol": "pragma solidity ..." }`. */
+export type CompileSourcesParameters = Record<string, string>;
+
+/** Return type of {@link compileSources}. */
+export type CompileSourcesReturnType = Artifacts;
+
+/**
+ * Compiles Solidity sources with solc-js, with the demo's settings (cancun, optimizer) and npm imports
+ * resolved, uncached: for contracts a test declares inline.
+ *
+ * @throws Error listing the compiler's error messages when a source does not compile.
+ *
+ * @example
+ * const { Uris } = await compileSources({ "Uris.sol": source });
+ */
+export async function compileSources(sources: CompileSourcesParameters): Promise<CompileSourcesReturnType> {
   // Loaded lazily: solc-js takes a while to initialise and cache hits never need it.
   const { default: solc } = await import("solc");
   const input = {
