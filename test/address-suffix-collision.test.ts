@@ -6,7 +6,7 @@ import { createRpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
 import { at } from "./support/elements.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
-import { until } from "./support/until.ts";
+import { transact } from "./support/transact.ts";
 
 // Two addresses that differ only in their first 7 bytes: `address_transactions` keys both by the same last
 // 13 bytes, so their rows share every key range of its indexes.
@@ -27,11 +27,8 @@ describe.each(databaseKinds)("addresses sharing their last 13 bytes on %s", (kin
     const client = createRpcClient({ url: anvil.rpcUrl });
     const funder = at(await client.request<Hex[]>("eth_accounts"), 0);
     const send = async (from: Hex, to: Hex, value: bigint) => {
-      const hash = await client.request<Hex>("eth_sendTransaction", [{ from, to, value: toHex(value) }]);
-      const receipt = await until("a receipt", () =>
-        client.request<{ blockNumber: Hex } | null>("eth_getTransactionReceipt", [hash]),
-      );
-      sent.push({ hash, from, to, value, block: Number(receipt.blockNumber) });
+      const { hash, blockNumber } = await transact(client, { from, to, value: toHex(value) });
+      sent.push({ hash, from, to, value, block: Number(blockNumber) });
     };
     for (const twin of [alice, xavier]) {
       await client.request("anvil_setBalance", [twin, toHex(10n ** 20n)]);

@@ -6,7 +6,7 @@ import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
 import { at } from "./support/elements.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
-import { until } from "./support/until.ts";
+import { transact } from "./support/transact.ts";
 
 // A contract that emits LOG2(topic0 = calldata[0:32], topic1 = calldata[32:64]) with calldata[64:96] as data.
 const emitterInitCode = "0x6012600c60003960126000f360403560005260203560003560206000a200";
@@ -27,30 +27,27 @@ async function send(client: RpcClient, transaction: Record<string, unknown>): Pr
 async function buildChain(client: RpcClient): Promise<Fixture> {
   const accounts = await client.request<Hex[]>("eth_accounts");
   const [a, b, sender] = [at(accounts, 1), at(accounts, 2), at(accounts, 3)];
-  const creation = await send(client, { from: sender, data: emitterInitCode });
-  const receipt = await until("the emitter's receipt", () =>
-    client.request<{ contractAddress: Hex } | null>("eth_getTransactionReceipt", [creation]),
-  );
+  const { hash: creation, contractAddress: emitter } = await transact(client, {
+    from: sender,
+    data: emitterInitCode,
+  });
   for (let i = 1; i <= 30; i++) await send(client, { from: a, to: b, value: toHex(i) });
   for (let i = 1; i <= 21; i++) await send(client, { from: b, to: a, value: toHex(100 + i) });
   for (let i = 0; i < 51; i++) {
     const data = `0x${ping.slice(2)}${(i % 3 === 0 ? tagX : tagY).slice(2)}${pad(toHex(i), { size: 32 }).slice(2)}`;
-    await send(client, { from: sender, to: receipt.contractAddress, data, gas: "0x30000" });
+    await send(client, { from: sender, to: emitter, data, gas: "0x30000" });
   }
   // A second emitter: one log with tagX at two positions, one with the lookalike, one with tagX.
-  const twinCreation = await send(client, { from: sender, data: emitterInitCode });
-  const twin = await until("the second emitter's receipt", () =>
-    client.request<{ contractAddress: Hex } | null>("eth_getTransactionReceipt", [twinCreation]),
-  );
+  const { contractAddress: twin } = await transact(client, { from: sender, data: emitterInitCode });
   for (const [topic0, topic1] of [
     [tagX, tagX],
     [ping, lookalike],
     [ping, tagX],
   ] as const) {
     const data = `0x${topic0.slice(2)}${topic1.slice(2)}${pad("0x01", { size: 32 }).slice(2)}`;
-    await send(client, { from: sender, to: twin.contractAddress, data, gas: "0x30000" });
+    await send(client, { from: sender, to: twin, data, gas: "0x30000" });
   }
-  return { a, b, sender, emitter: receipt.contractAddress, creation, twin: twin.contractAddress };
+  return { a, b, sender, emitter: emitter as Hex, creation, twin: twin as Hex };
 }
 
 describe.each(databaseKinds)("address lists on %s", (kind) => {

@@ -2,26 +2,18 @@ import type { FastifyInstance } from "fastify";
 import { type Hex, pad, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
-import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
+import { createRpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
 import { at } from "./support/elements.ts";
 import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain.ts";
-import { until } from "./support/until.ts";
+import { sendTransaction } from "./support/transact.ts";
 
 // CALL(gas, calldata[0:32] as address, callvalue, no input, no output), then STOP: the callee's failure is ignored.
-const relayInitCode = "0x600f600c600039600f6000f3600060006000600034600035" + "5af100";
+const relayInitCode = ("0x600f600c600039600f6000f3600060006000600034600035" + "5af100") as Hex;
 // SELFDESTRUCT(CALLER) on every call.
 const selfdestructInitCode = "0x6002600c60003960026000f333ff";
 // REVERT(0, 0)
 const reverterInitCode = "0x6005600c60003960056000f360006000fd";
-
-async function sendAndWait(client: RpcClient, transaction: Record<string, unknown>) {
-  const hash = await client.request<Hex>("eth_sendTransaction", [transaction]);
-  const receipt = await until("a receipt", () =>
-    client.request<{ contractAddress: Hex | null; status: Hex } | null>("eth_getTransactionReceipt", [hash]),
-  );
-  return { hash, ...receipt };
-}
 
 describe.each(databaseKinds)("/addresses/{hash}/internal-transactions on %s", (kind) => {
   let anvil: Anvil;
@@ -46,12 +38,13 @@ describe.each(databaseKinds)("/addresses/{hash}/internal-transactions on %s", (k
     let destroyer: Hex;
     const accounts = await client.request<Hex[]>("eth_accounts");
     [sender, payee, destroyer] = [at(accounts, 3), at(accounts, 4), at(accounts, 5)];
-    const deployed = await sendAndWait(client, { from: sender, data: relayInitCode });
+    const deployed = await sendTransaction(client, { from: sender, data: relayInitCode });
     relay = deployed.contractAddress as Hex;
     relayCreation = deployed.hash;
-    reverter = (await sendAndWait(client, { from: sender, data: reverterInitCode })).contractAddress as Hex;
+    reverter = (await sendTransaction(client, { from: sender, data: reverterInitCode }))
+      .contractAddress as Hex;
     for (let i = 1; i <= 51; i++) {
-      await sendAndWait(client, {
+      await sendTransaction(client, {
         from: sender,
         to: relay,
         value: toHex(i),
@@ -59,18 +52,18 @@ describe.each(databaseKinds)("/addresses/{hash}/internal-transactions on %s", (k
         gas: "0x20000",
       });
     }
-    directRevert = (await sendAndWait(client, { from: sender, to: reverter, gas: "0x10000" })).hash;
+    directRevert = (await sendTransaction(client, { from: sender, to: reverter, gas: "0x10000" })).hash;
     failingCall = (
-      await sendAndWait(client, {
+      await sendTransaction(client, {
         from: sender,
         to: relay,
         data: pad(reverter, { size: 32 }),
         gas: "0x20000",
       })
     ).hash;
-    destructed = (await sendAndWait(client, { from: destroyer, data: selfdestructInitCode }))
+    destructed = (await sendTransaction(client, { from: destroyer, data: selfdestructInitCode }))
       .contractAddress as Hex;
-    await sendAndWait(client, { from: destroyer, to: destructed, gas: "0x10000" });
+    await sendTransaction(client, { from: destroyer, to: destructed, gas: "0x10000" });
     indexed = await indexIntoNewDatabase(kind, client, { rangeSize: 16 });
     expect(indexed.indexer.status().tracer).toBe("parity");
     app = indexed.app;

@@ -9,13 +9,10 @@ import { databaseKinds, fingerprint, type TestDatabase } from "./support/databas
 import { at } from "./support/elements.ts";
 import { type FollowedNode, followNode } from "./support/index-node.ts";
 import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
-import { until } from "./support/until.ts";
+import { transact } from "./support/transact.ts";
 
 const gasPrice = toHex(10_000_000_000n);
 const ids = [1n, 2n, 3n];
-
-/** Waits for `condition`; a loaded 2-core machine can take many seconds to mine and index. */
-const waitFor = (condition: () => Promise<boolean>, what: string) => until(what, condition, 60_000);
 
 // tokens.holders_count, token_holders and each instance's holders and units are kept with the balances,
 // never recounted: after every reorganization they must equal what the balances say, and what the node
@@ -35,11 +32,7 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
   const call = (contract: TokenContract, functionName: string, args: unknown[]) =>
     encodeFunctionData({ abi: artifact(contract).abi, functionName, args } as never);
 
-  async function send(from: Hex, to: Hex | undefined, data: Hex): Promise<Hex> {
-    const hash = await client.request<Hex>("eth_sendTransaction", [{ from, to, data, gasPrice }]);
-    await waitFor(async () => !!(await client.request("eth_getTransactionReceipt", [hash])), "a receipt");
-    return hash;
-  }
+  const send = (from: Hex, to: Hex | undefined, data: Hex) => transact(client, { from, to, data, gasPrice });
 
   const caughtUp = () => untilIndexedHead(client, test.db);
 
@@ -137,9 +130,12 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
     const owner = account(0);
     const deploy = async (name: TokenContract, args: unknown[]) => {
       const { abi, bytecode } = artifact(name);
-      const hash = await send(owner, undefined, encodeDeployData({ abi, bytecode, args } as never));
-      return (await client.request<{ contractAddress: Hex }>("eth_getTransactionReceipt", [hash]))
-        .contractAddress;
+      const { contractAddress } = await send(
+        owner,
+        undefined,
+        encodeDeployData({ abi, bytecode, args } as never),
+      );
+      return contractAddress as Hex;
     };
     tokens.fungible = await deploy("DemoToken", [owner]);
     tokens.collectible = await deploy("DemoCollectible", [owner]);

@@ -56,7 +56,8 @@ describe.each(databaseKinds)("tokens whose balances pass 78 digits on %s", (kind
     client = createRpcClient({ url: anvil.rpcUrl });
     const account = at(await client.request<Address[]>("eth_accounts"), 0, "dev accounts");
     const deploy = async (name: string) =>
-      (await transact(client, { from: account, data: artifactOf(compiled, name).bytecode })) as Address;
+      (await transact(client, { from: account, data: artifactOf(compiled, name).bytecode }))
+        .contractAddress as Address;
     /** Calls `spam` of the contract `name` deployed at `to`. */
     const spam = (to: Address, name: string, args: unknown[]) =>
       transact(client, {

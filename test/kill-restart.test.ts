@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import { toHex } from "viem";
+import { type Hex, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readCheckpoint } from "../src/db/checkpoints.ts";
 import { openDatabase } from "../src/db/client.ts";
@@ -11,26 +11,24 @@ import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, type DatabaseKind, databaseKinds, fingerprint } from "./support/databases.ts";
 import { only } from "./support/elements.ts";
 import { indexNode } from "./support/index-node.ts";
-import { until } from "./support/until.ts";
+import { waitForReceipt } from "./support/transact.ts";
 
 const cli = join(import.meta.dirname, "../bin/sextant.js");
 
 /** 400 transactions between five accounts, a contract creation now and then: some 200 to 400 blocks. */
 async function buildChain(client: RpcClient) {
   const accounts = await client.request<string[]>("eth_accounts");
-  let last = "";
+  let last: Hex = "0x";
   for (let i = 0; i < 400; i++) {
     const from = accounts[i % 5];
     const transaction =
       i % 50 === 0
         ? { from, data: "0x602a60005260206000f3" }
         : { from, to: accounts[(i + 1) % 5], value: toHex(i) };
-    last = await client.request<string>("eth_sendTransaction", [transaction]);
+    last = await client.request<Hex>("eth_sendTransaction", [transaction]);
   }
-  // anvil answers before mining, and when busy it packs several pending transactions into one block.
-  await until("the last receipt", () => client.request("eth_getTransactionReceipt", [last]), {
-    intervalMs: 20,
-  });
+  // When busy, anvil packs several pending transactions into one block.
+  await waitForReceipt(client, last);
 }
 
 /** Resolves with the indexer child once it logged a written range ending at `block` or later. */

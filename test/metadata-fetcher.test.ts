@@ -75,8 +75,8 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
     anvil = await startAnvil();
     client = createRpcClient({ url: anvil.rpcUrl, retryDelayMs: 10 });
     account = at(await client.request<Address[]>("eth_accounts"), 0, "dev accounts");
-    nft = (await submit(undefined, bytecode)) as Address;
-    multi = (await submit(undefined, bytecode)) as Address;
+    nft = (await submit(undefined, bytecode)).contractAddress as Address;
+    multi = (await submit(undefined, bytecode)).contractAddress as Address;
     const uris: Record<number, string> = {
       1: `${base}/ok.json`,
       2: `${base}/404`,

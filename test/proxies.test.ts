@@ -24,6 +24,7 @@ import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds } from "./support/databases.ts";
 import { at, only } from "./support/elements.ts";
 import { type FollowedNode, followNode } from "./support/index-node.ts";
+import { sendTransaction, waitForReceipt } from "./support/transact.ts";
 import { until } from "./support/until.ts";
 
 const gasPrice = toHex(10_000_000_000n);
@@ -56,20 +57,8 @@ const waitFor = <T>(probe: () => Promise<T>, what: string) =>
 /** An indexer following `client` into a fresh database, with helpers to send and read back. */
 function followChain(kind: (typeof databaseKinds)[number], getClient: () => RpcClient) {
   const state = {} as { indexed: FollowedNode; account: Address };
-  const send = async (transaction: { to?: Address; data: Hex }) => {
-    const client = getClient();
-    const hash = await client.request<Hex>("eth_sendTransaction", [
-      { from: state.account, gasPrice, gas: toHex(5_000_000), ...transaction },
-    ]);
-    return waitFor(
-      () =>
-        client.request<{ contractAddress: Address | null; blockNumber: Hex; status: Hex } | null>(
-          "eth_getTransactionReceipt",
-          [hash],
-        ),
-      "a receipt",
-    );
-  };
+  const send = (transaction: { to?: Address; data: Hex }) =>
+    sendTransaction(getClient(), { from: state.account, gasPrice, gas: toHex(5_000_000), ...transaction });
   const deploy = async (data: Hex) => getAddress((await send({ data })).contractAddress as Address);
   const caughtUp = async () => {
     const head = BigInt(await getClient().request<Hex>("eth_blockNumber"));
@@ -244,7 +233,7 @@ describe.each(databaseKinds)("EIP-7702 delegations on %s", (kind) => {
         to: account.address,
         data: "0x",
       });
-      await waitFor(async () => !!(await client.request("eth_getTransactionReceipt", [hash])), "a receipt");
+      await waitForReceipt(client, hash);
       await chain.caughtUp();
       return chain.addressOf(account.address);
     };

@@ -7,7 +7,7 @@ import { eth_blockNumber } from "../src/rpc/eth_blockNumber.ts";
 import type { TestDatabase } from "./support/databases.ts";
 import { demoArtifact } from "./support/demo-artifact.ts";
 import { indexNode } from "./support/index-node.ts";
-import { until } from "./support/until.ts";
+import { transact } from "./support/transact.ts";
 
 describe("a node that keeps no historical state", () => {
   let anvil: Anvil;
@@ -22,15 +22,8 @@ describe("a node that keeps no historical state", () => {
     const DemoToken = await demoArtifact("DemoToken");
     const [owner, other] = await client.request<Hex[]>("eth_accounts");
     holder = other as Hex;
-    const send = async (transaction: { to?: Hex; data: Hex }) => {
-      const hash = await client.request<Hex>("eth_sendTransaction", [
-        { from: owner, gas: toHex(3_000_000), ...transaction },
-      ]);
-      // anvil answers before mining: the receipt can take a moment on a busy machine.
-      return until("a receipt", () =>
-        client.request<{ contractAddress: Hex | null } | null>("eth_getTransactionReceipt", [hash]),
-      );
-    };
+    const send = (transaction: { to?: Hex; data: Hex }) =>
+      transact(client, { from: owner as Hex, gas: toHex(3_000_000), ...transaction });
     const deployed = await send({ data: encodeDeployData({ ...DemoToken, args: [owner] } as never) });
     token = getAddress(deployed.contractAddress as Hex);
     await send({

@@ -10,6 +10,7 @@ import { demoArtifact } from "./support/demo-artifact.ts";
 import { at, only } from "./support/elements.ts";
 import { type FollowedNode, followNode } from "./support/index-node.ts";
 import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
+import { transact, waitForReceipt } from "./support/transact.ts";
 import { until } from "./support/until.ts";
 
 const gasPrice = toHex(10_000_000_000n);
@@ -61,22 +62,15 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
     anvil = await startAnvil();
     client = createRpcClient({ url: anvil.rpcUrl });
     accounts = await client.request<Hex[]>("eth_accounts");
-    let last = "";
+    let last: Hex = "0x";
     // The token comes first, so no reorganization below orphans its deployment.
     const DemoToken = await demoArtifact("DemoToken");
-    const deployment = await client.request<Hex>("eth_sendTransaction", [
-      {
-        from: accounts[0],
-        data: encodeDeployData({ abi: DemoToken.abi, bytecode: DemoToken.bytecode, args: [accounts[0]] }),
-        gasPrice,
-      },
-    ]);
-    await waitFor(
-      async () => !!(await client.request("eth_getTransactionReceipt", [deployment])),
-      "the token deployment",
-    );
-    token = (await client.request<{ contractAddress: Hex }>("eth_getTransactionReceipt", [deployment]))
-      .contractAddress;
+    const deployment = await transact(client, {
+      from: at(accounts, 0),
+      data: encodeDeployData({ abi: DemoToken.abi, bytecode: DemoToken.bytecode, args: [accounts[0]] }),
+      gasPrice,
+    });
+    token = deployment.contractAddress as Hex;
     tokenCall = (functionName: "mint" | "transfer" | "burn", args: unknown[]) =>
       encodeFunctionData({ abi: DemoToken.abi, functionName, args } as never);
     for (let i = 0; i < 10; i++) {
@@ -89,17 +83,14 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
         },
       ]);
     }
-    await waitFor(async () => !!(await client.request("eth_getTransactionReceipt", [last])), "the mints");
+    await waitForReceipt(client, last);
 
     for (let i = 0; i < 60; i++) {
       last = await client.request("eth_sendTransaction", [
         { from: accounts[i % 4], to: accounts[(i + 1) % 4], value: toHex(i + 1), gasPrice },
       ]);
     }
-    await waitFor(
-      async () => !!(await client.request("eth_getTransactionReceipt", [last])),
-      "the last receipt",
-    );
+    await waitForReceipt(client, last);
     indexed = await followNode(kind, client, { pollIntervalMs: 20, rangeSize: 10 });
     test = indexed.test;
     await caughtUp();
@@ -112,13 +103,12 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
   it.each([1, 5, 30])(
     "replaces the last %i blocks: transactions move, disappear and appear",
     async (depth) => {
-      const gone = await client.request<Hex>("eth_sendTransaction", [
-        { from: accounts[1], to: accounts[2], value: "0x1", gasPrice },
-      ]);
-      await waitFor(
-        async () => !!(await client.request("eth_getTransactionReceipt", [gone])),
-        "the doomed transaction",
-      );
+      const { hash: gone } = await transact(client, {
+        from: at(accounts, 1),
+        to: accounts[2],
+        value: "0x1",
+        gasPrice,
+      });
       await caughtUp();
       const head = Number(await client.request<string>("eth_blockNumber"));
       const sender = at(accounts, 5 + (depth % 3));
