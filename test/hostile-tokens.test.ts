@@ -1,5 +1,7 @@
 import { type Address, encodeFunctionData, maxUint256, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrate } from "../src/db/migrate.ts";
+import { byteaParam } from "../src/db/table-rows.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { artifactOf, compileSources } from "../src/demo/compile.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
@@ -10,12 +12,29 @@ import { type IndexedChain, indexIntoNewDatabase } from "./support/indexed-chain
 import { transact } from "./support/transact.ts";
 
 // Any contract may emit the token events, with any amounts: spam tokens on mainnet do. A balance is the
-// sum of its transfers, so it can pass what any uint256 (and a numeric(78,0)) holds, on either side.
+// sum of its transfers, so it can pass what any uint256 (and a numeric(78,0)) holds, on either side. And
+// any contract may name itself at any length.
 const source = `
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 contract Fungible {
   event Transfer(address indexed from, address indexed to, uint256 value);
+  // "a" and 200 euro signs (3 bytes each): 601 bytes, where the 255th byte falls inside a character.
+  function name() external pure returns (string memory) {
+    bytes memory text = new bytes(601);
+    text[0] = "a";
+    for (uint256 i = 0; i < 200; i++) {
+      text[1 + 3 * i] = bytes1(0xe2);
+      text[2 + 3 * i] = bytes1(0x82);
+      text[3 + 3 * i] = bytes1(0xac);
+    }
+    return string(text);
+  }
+  function symbol() external pure returns (string memory) {
+    bytes memory text = new bytes(300);
+    for (uint256 i = 0; i < 300; i++) text[i] = "S";
+    return string(text);
+  }
   function spam(address from, address firstTo, uint256 receivers, uint256 value, uint256 times) external {
     for (uint256 r = 0; r < receivers; r++) {
       address to = address(uint160(firstTo) + uint160(r));
@@ -39,7 +58,7 @@ const sent = maxUint256 * times;
 /** More than a page of holders, each with the same 79-digit balance. */
 const receivers = 51;
 
-describe.each(databaseKinds)("tokens whose balances pass 78 digits on %s", (kind) => {
+describe.each(databaseKinds)("spam tokens (balances past 78 digits, overlong names) on %s", (kind) => {
   let anvil: Anvil;
   let client: RpcClient;
   let indexed: IndexedChain;
@@ -110,6 +129,27 @@ describe.each(databaseKinds)("tokens whose balances pass 78 digits on %s", (kind
         ),
       ),
     );
+  });
+
+  it("cuts a long name and symbol to 255 bytes at a character's start, as Blockscout does, and so does the migration", async () => {
+    const cutName = `a${"€".repeat(84)}`;
+    const cutSymbol = "S".repeat(255);
+    const shown = async () => {
+      const { items } = (await indexed.app.inject("/api/v2/token-transfers?type=ERC-20")).json();
+      return at(items as { token: { name: string; symbol: string } }[], 0).token;
+    };
+    expect(new TextEncoder().encode(cutName)).toHaveLength(253);
+    expect(await shown()).toMatchObject({ name: cutName, symbol: cutSymbol });
+    // A database that stored the whole answer before the cut.
+    const migration = "030_bounded_token_names.sql";
+    await indexed.test.db.query("UPDATE tokens SET name = $1, symbol = $2 WHERE address = $3", [
+      `a${"€".repeat(200)}`,
+      "S".repeat(300),
+      byteaParam(fungible),
+    ]);
+    await indexed.test.db.query("DELETE FROM schema_migrations WHERE name = $1", [migration]);
+    expect((await migrate(indexed.test.db)).applied).toEqual([migration]);
+    expect(await shown()).toMatchObject({ name: cutName, symbol: cutSymbol });
   });
 
   it("pages through holders whose balances pass 78 digits, cursors sent back exact or as doubles", async () => {

@@ -17,6 +17,11 @@ const abi = parseAbi([
   "function totalSupply() view returns (uint256)",
 ]);
 const bytes32Abi = parseAbi(["function name() view returns (bytes32)"]);
+/**
+ * Names and symbols are cut to this many bytes, as Blockscout cuts them: a contract can answer any length,
+ * and each page showing the token would carry all of it, twice per token transfer.
+ */
+const maxTextBytes = 255;
 const erc165Abi = parseAbi(["function supportsInterface(bytes4) view returns (bool)"]);
 /** ERC-165 interface ids asked of every new token. */
 const interfaceIds = { supportsErc721: "0x80ac58cd", supportsErc1155: "0xd9b67a26" } as const;
@@ -121,15 +126,29 @@ function decodeField(field: TokenField, data: Hex): string | number | boolean | 
   }
 }
 
-/** A string return value, else a `bytes32` one (trailing zero bytes dropped), else null. */
+/**
+ * A string return value, cut to `maxTextBytes` of UTF-8 at a character's start, else a `bytes32` one
+ * (trailing zero bytes dropped), else null.
+ */
 function decodeText(data: Hex): string | null {
   try {
-    return printable(decodeFunctionResult({ abi, functionName: "name", data }));
+    const text = printable(decodeFunctionResult({ abi, functionName: "name", data }));
+    return text === null ? null : truncateUtf8(text, maxTextBytes);
   } catch {
     if (data.length !== 66) return null;
     const raw = decodeFunctionResult({ abi: bytes32Abi, functionName: "name", data });
     return printable(hexToString(trim(raw, { dir: "right" })));
   }
+}
+
+/** The longest start of `text` that fits `maxBytes` of UTF-8, ending before a character, never inside it. */
+function truncateUtf8(text: string, maxBytes: number): string {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= maxBytes) return text;
+  let end = maxBytes;
+  // A continuation byte (10xxxxxx) at the cut means the character there started before it.
+  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+  return new TextDecoder().decode(bytes.subarray(0, end));
 }
 
 function printable(text: string): string | null {
