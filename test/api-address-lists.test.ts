@@ -44,8 +44,9 @@ async function buildChain(client: RpcClient): Promise<Fixture> {
     [ping, lookalike],
     [ping, tagX],
   ] as const) {
-    const data = `0x${topic0.slice(2)}${topic1.slice(2)}${pad("0x01", { size: 32 }).slice(2)}`;
-    await send(client, { from: sender, to: twin, data, gas: "0x30000" });
+    const data: Hex = `0x${topic0.slice(2)}${topic1.slice(2)}${pad("0x01", { size: 32 }).slice(2)}`;
+    // Waited for: nothing after these would show that the node mined them before the chain is indexed.
+    await transact(client, { from: sender, to: twin as Hex, data, gas: "0x30000" });
   }
   return { a, b, sender, emitter: emitter as Hex, creation, twin: twin as Hex };
 }
