@@ -15,11 +15,13 @@ import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/logger.ts";
 import { defaultTransactions, loadDataset } from "./dataset/load-dataset.ts";
 
-const { db, chain } = await loadDataset({
+const { db, chain, complete } = await loadDataset({
   serverUrl: process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
   transactions: Number(process.env.BENCH_TRANSACTIONS ?? defaultTransactions),
   buildMinutes: 0,
 });
+if (!complete)
+  throw new Error("the dataset is not built: run bench/dataset/generate.ts with the same size first");
 const config = { ...loadConfig({ env: {} }), host: "127.0.0.1", port: 0 };
 // Pages are computed at every request, as `bench:api` times them.
 const app = await serve({ config: { ...config, pageCacheMb: 0 }, db, logger: createLogger("fatal") });

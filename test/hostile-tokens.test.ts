@@ -30,9 +30,16 @@ contract Fungible {
     }
     return string(text);
   }
+  // "S" and 75 emoji (4 bytes each): 301 bytes, cut inside the 64th emoji.
   function symbol() external pure returns (string memory) {
-    bytes memory text = new bytes(300);
-    for (uint256 i = 0; i < 300; i++) text[i] = "S";
+    bytes memory text = new bytes(301);
+    text[0] = "S";
+    for (uint256 i = 0; i < 75; i++) {
+      text[1 + 4 * i] = bytes1(0xf0);
+      text[2 + 4 * i] = bytes1(0x9f);
+      text[3 + 4 * i] = bytes1(0x98);
+      text[4 + 4 * i] = bytes1(0x80);
+    }
     return string(text);
   }
   function spam(address from, address firstTo, uint256 receivers, uint256 value, uint256 times) external {
@@ -133,18 +140,19 @@ describe.each(databaseKinds)("spam tokens (balances past 78 digits, overlong nam
 
   it("cuts a long name and symbol to 255 bytes at a character's start, as Blockscout does, and so does the migration", async () => {
     const cutName = `a${"€".repeat(84)}`;
-    const cutSymbol = "S".repeat(255);
+    const cutSymbol = `S${"😀".repeat(63)}`;
     const shown = async () => {
       const { items } = (await indexed.app.inject("/api/v2/token-transfers?type=ERC-20")).json();
       return at(items as { token: { name: string; symbol: string } }[], 0).token;
     };
     expect(new TextEncoder().encode(cutName)).toHaveLength(253);
+    expect(new TextEncoder().encode(cutSymbol)).toHaveLength(253);
     expect(await shown()).toMatchObject({ name: cutName, symbol: cutSymbol });
     // A database that stored the whole answer before the cut.
     const migration = "030_bounded_token_names.sql";
     await indexed.test.db.query("UPDATE tokens SET name = $1, symbol = $2 WHERE address = $3", [
       `a${"€".repeat(200)}`,
-      "S".repeat(300),
+      `S${"😀".repeat(75)}`,
       byteaParam(fungible),
     ]);
     await indexed.test.db.query("DELETE FROM schema_migrations WHERE name = $1", [migration]);
