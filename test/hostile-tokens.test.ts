@@ -20,26 +20,12 @@ pragma solidity ^0.8.20;
 contract Fungible {
   event Transfer(address indexed from, address indexed to, uint256 value);
   // "a" and 200 euro signs (3 bytes each): 601 bytes, where the 255th byte falls inside a character.
-  function name() external pure returns (string memory) {
-    bytes memory text = new bytes(601);
-    text[0] = "a";
-    for (uint256 i = 0; i < 200; i++) {
-      text[1 + 3 * i] = bytes1(0xe2);
-      text[2 + 3 * i] = bytes1(0x82);
-      text[3 + 3 * i] = bytes1(0xac);
-    }
-    return string(text);
-  }
+  function name() external pure returns (string memory) { return repeated("a", hex"e282ac", 200); }
   // "S" and 75 emoji (4 bytes each): 301 bytes, cut inside the 64th emoji.
-  function symbol() external pure returns (string memory) {
-    bytes memory text = new bytes(301);
-    text[0] = "S";
-    for (uint256 i = 0; i < 75; i++) {
-      text[1 + 4 * i] = bytes1(0xf0);
-      text[2 + 4 * i] = bytes1(0x9f);
-      text[3 + 4 * i] = bytes1(0x98);
-      text[4 + 4 * i] = bytes1(0x80);
-    }
+  function symbol() external pure returns (string memory) { return repeated("S", hex"f09f9880", 75); }
+  function repeated(bytes memory first, bytes memory unit, uint256 times) internal pure returns (string memory) {
+    bytes memory text = first;
+    for (uint256 i = 0; i < times; i++) text = bytes.concat(text, unit);
     return string(text);
   }
   function spam(address from, address firstTo, uint256 receivers, uint256 value, uint256 times) external {
