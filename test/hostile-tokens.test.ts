@@ -19,8 +19,9 @@ const source = `
 pragma solidity ^0.8.20;
 contract Fungible {
   event Transfer(address indexed from, address indexed to, uint256 value);
-  // "a" and 200 euro signs (3 bytes each): 601 bytes, where the 255th byte falls inside a character.
-  function name() external pure returns (string memory) { return repeated("a", hex"e282ac", 200); }
+  // "a" and 500 euro signs (3 bytes each): 1,501 bytes, more than one call's answer inside CallEach (1,024),
+  // where the 255th byte falls inside a character.
+  function name() external pure returns (string memory) { return repeated("a", hex"e282ac", 500); }
   // "S" and 75 emoji (4 bytes each): 301 bytes, cut inside the 64th emoji.
   function symbol() external pure returns (string memory) { return repeated("S", hex"f09f9880", 75); }
   function repeated(bytes memory first, bytes memory unit, uint256 times) internal pure returns (string memory) {

@@ -25,8 +25,10 @@ const resultParameters = [
 const callsPerRequest = 250;
 /** Gas each call may use: a name, symbol or supply costs tens of thousands. */
 const gasEach = 5_000_000n;
-/** Longer return data is cut (it then decodes as nothing). */
+/** CallEach cuts longer return data to this many bytes; those calls are made again plainly. */
 const maxReturn = 1_024n;
+/** The length of a `0x` hex string of `maxReturn` bytes: what a cut answer (or one exactly that long) is. */
+const cutLength = 2 + 2 * Number(maxReturn);
 
 /**
  * Makes many read-only calls at one block in one `eth_call` for up to 250 calls, through the creation
@@ -34,7 +36,7 @@ const maxReturn = 1_024n;
  * request, where a batch of plain `eth_call`s loads it once per call (anvil: 15–50 ms for each past
  * block). Answers are as `eth_call` gives them: the return data, or an error (code 3) for a call the
  * contract failed. Where the node refuses such a call (a creation it will not run), the plain calls are
- * made instead.
+ * made instead, and so is each call whose return data CallEach may have cut (a long name or symbol).
  * @throws {RpcInvalidAnswerError} when the node returns something CallEach cannot have returned.
  */
 export async function callEach(
@@ -80,12 +82,22 @@ export async function callEach(
           });
           return;
         }
+        const cut: { position: number; call: (typeof calls)[number] }[] = [];
         attempted.ok.forEach((ok, i) => {
+          const result = attempted.results[i] as Hex;
+          if (ok && result.length === cutLength)
+            cut.push({ position: from + i, call: chunk[i] as (typeof calls)[number] });
           answers[from + i] = ok
-            ? (attempted.results[i] as Hex)
+            ? result
             : new RpcResponseError({ method: "eth_call", code: 3, message: "execution reverted" });
         });
         from += attempted.ok.length;
+        if (cut.length > 0) {
+          const whole = await eth_call(client, { calls: cut.map(({ call }) => call), blockNumber });
+          cut.forEach(({ position }, i) => {
+            answers[position] = whole[i] as Hex | RpcResponseError;
+          });
+        }
       }
     }),
   );
