@@ -16,6 +16,8 @@ const codes = {
   burnsGas: "0x5b600056",
   /** Returns 1,000 zero bytes. */
   answersLong: "0x6103e86000f3",
+  /** Returns 2,000 zero bytes: more than CallEach keeps of one answer. */
+  answersLonger: "0x6107d06000f3",
 } as const satisfies Record<string, Hex>;
 
 describe("callEach", () => {
@@ -35,14 +37,14 @@ describe("callEach", () => {
   }, 60_000);
   afterAll(() => anvil?.stop());
 
-  it("answers every call as eth_call does, in order, past gas burners and answers too long for one request", async () => {
+  it("answers every call as eth_call does, in order, past gas burners and answers too long for one request or for CallEach", async () => {
     const account = pad("0x1234", { size: 20 });
     // Enough gas burners that a request runs out of gas for the next call, and enough long answers that
     // they do not fit in what one request returns: the rest are asked for again.
     const targets: Address[] = [contracts.answers, contracts.reverts, account, contracts.burnsGas];
     for (let i = 0; i < 60; i++) targets.push(i % 6 === 0 ? contracts.burnsGas : contracts.answers);
     for (let i = 0; i < 30; i++) targets.push(contracts.answersLong);
-    targets.push(contracts.reverts, contracts.answers);
+    targets.push(contracts.reverts, contracts.answersLonger, contracts.answers, contracts.answersLonger);
     const calls = targets.map((to, i) => ({ to, data: toHex(i, { size: 4 }) }));
     const blockNumber = BigInt(await client.request<Hex>("eth_blockNumber", []));
 
@@ -57,6 +59,7 @@ describe("callEach", () => {
     expect(sent?.value).toBeGreaterThanOrEqual(3);
     expect(sent?.value).toBeLessThan(10);
     expect(together.filter((answer) => answer === pad("0x", { size: 1000 })).length).toBe(30);
+    expect(together.filter((answer) => answer === pad("0x", { size: 2000 })).length).toBe(2);
 
     const outcome = (answer: unknown) => (typeof answer === "string" ? answer : "failed");
     expect(together.map(outcome)).toEqual(plain.map(outcome));
