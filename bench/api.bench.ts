@@ -234,7 +234,11 @@ async function sample(run: () => Promise<unknown>): Promise<{ p50: number; p99: 
 }
 
 type Case = { endpoint: string; variant: string; path: string; deep?: DeepCursor };
-/** The row a deep page resumes after: SQL over the endpoint's own rows, in its order, and the cursor it gives. */
+/**
+ * The row a deep page resumes after: SQL over the endpoint's own rows, in its order, and the cursor it gives.
+ * Its ORDER BY names the columns with their table's alias: a bare name would be the output column of the
+ * same name, the number cast to text, and sort "1002…" before "170…".
+ */
 type DeepCursor = {
   sql: string;
   params: unknown[];
@@ -353,7 +357,7 @@ for (const type of [undefined, ...typeNames]) {
               SELECT b.token_address, CASE WHEN t.type = 'ERC-721' THEN -1 ELSE b.token_id END AS token_id, sum(b.value) AS value
               FROM token_balances b JOIN tokens t ON t.address = b.token_address
               WHERE b.holder = $1 AND b.value > 0 ${type ? "AND t.type = $2" : ""} GROUP BY 1, 2) h
-            ORDER BY value DESC, token_address DESC, token_id DESC`,
+            ORDER BY h.value DESC, h.token_address DESC, h.token_id DESC`,
       params: type ? [h, type] : [h],
       cursor: (row) => ({
         value: row.value,
@@ -378,9 +382,9 @@ for (const filter of [undefined, "to", "from"] as const) {
         deep: {
           sql: `SELECT ${position.blockNumber} AS block_number, ${position.index} AS transaction_index,
                   value::text AS value, fee::text AS fee
-                FROM address_transactions
+                FROM address_transactions a
                 WHERE address_suffix = $1 ${filter ? `AND direction & ${receivedOrCreatedBits(filter)} <> 0` : ""}
-                ORDER BY ${keys.map((key) => `${key} ${order}`).join(", ")}`,
+                ORDER BY ${keys.map((key) => `a.${key} ${order}`).join(", ")}`,
           params: [byteaParam(addressSuffix(hot))],
           cursor: (row) => ({
             block_number: row.block_number,
@@ -463,7 +467,7 @@ for (const [variant, token, rows] of [
     path: `/api/v2/tokens/${token}/holders`,
     deep: {
       sql: `SELECT ${hex("holder")} AS holder, value::text AS value${byId ? ", token_id::text AS token_id" : ""} FROM (${rows}) h
-            ORDER BY value DESC, holder DESC${byId ? ", token_id DESC" : ""}`,
+            ORDER BY h.value DESC, h.holder DESC${byId ? ", h.token_id DESC" : ""}`,
       params: [byteaParam(token)],
       cursor: (row) => ({
         value: row.value,
@@ -505,8 +509,8 @@ cases.push({
   variant: `ERC-1155 id ${instance?.token_id}`,
   path: `/api/v2/tokens/${erc1155}/instances/${instance?.token_id ?? 0}/holders`,
   deep: {
-    sql: `SELECT ${hex("holder")} AS holder, value::text AS value FROM token_balances
-          WHERE token_address = $1 AND token_id = $2 AND value > 0 ORDER BY value DESC, holder DESC`,
+    sql: `SELECT ${hex("b.holder")} AS holder, b.value::text AS value FROM token_balances b
+          WHERE b.token_address = $1 AND b.token_id = $2 AND b.value > 0 ORDER BY b.value DESC, b.holder DESC`,
     params: [byteaParam(erc1155), instance?.token_id ?? "0"],
     cursor: (row) => ({
       value: row.value,
