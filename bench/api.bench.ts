@@ -9,7 +9,8 @@
  *    beside the baseline in the same process on the same database: the very SQL statements the page ran
  *    (recorded during a first request), replayed one after another through the `postgres` driver; and
  *    the floor of HTTP itself: the same body answered from memory by a bare `node:http` server in the
- *    same process, read by the same client.
+ *    same process, read by the same client; and the JSON floor: that server serializing the same answer
+ *    anew for each request. For each page over the p50 target, its JSON floor plus its slowest statement.
  * 3. Throughput with autocannon (in a child process) at 32 and 64 connections: the hot address's first
  *    page of endpoint 2, and a mixed workload over many cold addresses and all endpoints.
  * 4. Storage: bytes per transaction, every table and index included, per table.
@@ -204,11 +205,13 @@ async function get(path: string, from = base): Promise<{ status: number; body: s
 }
 
 // What moving a page's bytes costs, with nothing computed: the least any server could take for that answer
-// on this machine with this client.
+// on this machine with this client. At `/json` the same answer is serialized again for each request, as a
+// server that builds its pages must at least do, with no database and no rendering.
 let floorBody = Buffer.alloc(0);
-const floorServer = createServer((_request, response) => {
+let floorObject: unknown = null;
+const floorServer = createServer((request, response) => {
   response.setHeader("content-type", "application/json; charset=utf-8");
-  response.end(floorBody);
+  response.end(request.url === "/json" ? JSON.stringify(floorObject) : floorBody);
 });
 await new Promise<void>((resolve) => floorServer.listen(0, "127.0.0.1", resolve));
 const floorBase = `http://127.0.0.1:${(floorServer.address() as AddressInfo).port}`;
@@ -256,6 +259,8 @@ type Result = {
   http: { p50: number; p99: number; n: number };
   /** The same body answered from memory by a bare HTTP server: the floor under `http`. */
   floor: { p50: number };
+  /** The same answer serialized anew for each request by that server: the floor of a page built per request. */
+  jsonFloor: { p50: number };
   slowest: Statement & { ms: number };
   first?: Result;
   error?: string;
@@ -307,6 +312,7 @@ async function measure(endpoint: string, variant: string, path: string, page: st
       sql: { p50: 0, p99: 0 },
       http: { p50: 0, p99: 0, n: 0 },
       floor: { p50: 0 },
+      jsonFloor: { p50: 0 },
       error: `HTTP ${first.status}: ${first.body.slice(0, 120)}`,
     };
   }
@@ -326,8 +332,10 @@ async function measure(endpoint: string, variant: string, path: string, page: st
   if (worst) Object.assign(slowest, worst.statement, { ms: worst.ms / (sql.n + 3) });
   const http = await sample(() => get(path).then((answer) => answer.body));
   floorBody = Buffer.from(first.body);
+  floorObject = JSON.parse(first.body);
   const floor = await sample(() => get("/", floorBase).then((answer) => answer.body));
-  return { ...base, sql, http, floor };
+  const jsonFloor = await sample(() => get("/json", floorBase).then((answer) => answer.body));
+  return { ...base, sql, http, floor, jsonFloor };
 }
 
 const topics = chain.topics;
@@ -590,18 +598,18 @@ console.log(
 );
 console.log(`machine load (1/5/15 min) before: ${load()}\n`);
 console.log(
-  "| endpoint | variant | page | items | KB | stmts | SQL p50 | SQL p99 | HTTP p50 | HTTP p99 | floor p50 | HTTP/SQL | p50 ≤ 5 | p99 ≤ 25 | deep ≤ 1.2× first |",
+  "| endpoint | variant | page | items | KB | stmts | SQL p50 | SQL p99 | slowest stmt | HTTP p50 | HTTP p99 | floor p50 | JSON floor p50 | HTTP/SQL | p50 ≤ 5 | p99 ≤ 25 | deep ≤ 1.2× first |",
 );
-console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|:-:|:-:|");
+console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|:-:|:-:|");
 const results: Result[] = [];
 const print = (r: Result) => {
   if (r.error) {
-    console.log(`| ${r.endpoint} | ${r.variant} | ${r.page} | | | | | | | | | | ✗ | ✗ | ${r.error} |`);
+    console.log(`| ${r.endpoint} | ${r.variant} | ${r.page} | | | | | | | | | | | | ✗ | ✗ | ${r.error} |`);
     return;
   }
   const deepRatio = r.first ? r.http.p50 / r.first.http.p50 : null;
   console.log(
-    `| ${r.endpoint} | ${r.variant} | ${r.page} | ${r.items} | ${(r.bytes / 1000).toFixed(1)} | ${r.statements} | ${ms(r.sql.p50)} | ${ms(r.sql.p99)} | ${ms(r.http.p50)} | ${ms(r.http.p99)} | ${ms(r.floor.p50)} | ${(r.http.p50 / r.sql.p50).toFixed(2)} | ${mark(r.http.p50 <= targets.p50)} | ${mark(r.http.p99 <= targets.p99)} | ${deepRatio === null ? "" : `${mark(deepRatio <= targets.deepRatio)} ${deepRatio.toFixed(2)}×`} |`,
+    `| ${r.endpoint} | ${r.variant} | ${r.page} | ${r.items} | ${(r.bytes / 1000).toFixed(1)} | ${r.statements} | ${ms(r.sql.p50)} | ${ms(r.sql.p99)} | ${ms(r.slowest.ms)} | ${ms(r.http.p50)} | ${ms(r.http.p99)} | ${ms(r.floor.p50)} | ${ms(r.jsonFloor.p50)} | ${(r.http.p50 / r.sql.p50).toFixed(2)} | ${mark(r.http.p50 <= targets.p50)} | ${mark(r.http.p99 <= targets.p99)} | ${deepRatio === null ? "" : `${mark(deepRatio <= targets.deepRatio)} ${deepRatio.toFixed(2)}×`} |`,
   );
 };
 for (const c of cases.filter((c) => only.test(`${c.endpoint} ${c.variant}`))) {
@@ -628,6 +636,14 @@ console.log(`\nmachine load after: ${load()}`);
 console.log(
   `pages meeting p50 ≤ ${targets.p50} ms: ${met((r) => r.http.p50 <= targets.p50)}; p99 ≤ ${targets.p99} ms: ${met((r) => r.http.p99 <= targets.p99)}; deep pages within ${targets.deepRatio}× their first: ${deeps.filter((r) => r.http.p50 <= targets.deepRatio * (r.first as Result).http.p50).length}/${deeps.length}; errors: ${results.length - measured.length}`,
 );
+// A page built per request costs at least its JSON floor plus its slowest statement (the others run beside
+// it or before it): where that alone passes the target, no rendering or plumbing could meet it.
+for (const r of measured.filter((r) => r.http.p50 > targets.p50)) {
+  const bound = r.jsonFloor.p50 + r.slowest.ms;
+  console.log(
+    `p50 miss: ${r.endpoint}, ${r.variant}, page ${r.page} (${(r.bytes / 1000).toFixed(0)} KB): HTTP ${ms(r.http.p50)} ms; JSON floor ${ms(r.jsonFloor.p50)} + slowest statement ${ms(r.slowest.ms)} = ${ms(bound)} ms, ${bound > targets.p50 ? "above" : "within"} the target`,
+  );
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Throughput
