@@ -1,3 +1,4 @@
+import { expandDecimal } from "../decimal.ts";
 import { demo, type JsonSchema } from "./schemas/common.ts";
 
 /** Pattern of an address path or query parameter (Blockscout's). */
@@ -147,18 +148,7 @@ export function cursorDecimal(raw: string | undefined): string | null {
  */
 export function cursorValue(raw: string | undefined): string | null {
   const sent = cursorDecimal(raw);
-  const match = sent === null ? null : /^([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/.exec(sent);
-  if (match === null) return sent;
-  // The pattern always captures the whole part; the default only satisfies the type.
-  const [, whole = "", fraction = "", exponent = "0"] = match;
-  const digits = whole + fraction;
-  const point = whole.length + Number(exponent);
-  const integer = point <= 0 ? "0" : digits.slice(0, point).padEnd(point, "0");
-  const decimals =
-    point >= digits.length ? "" : (point < 0 ? "0".repeat(-point) : "") + digits.slice(Math.max(point, 0));
-  const exact = integer.replace(/^0+(?=[0-9])/, "");
-  const tail = decimals.replace(/0+$/, "");
-  return tail === "" ? exact : `${exact}.${tail}`;
+  return sent === null ? null : (expandDecimal(sent) ?? sent);
 }
 
 /** A path or query hash as the lowercase hex the database compares. */

@@ -1,3 +1,5 @@
+import { expandDecimal } from "../../decimal.ts";
+
 /** A keyset condition and the parameters it binds. */
 export type Keyset = { sql: string; params: unknown[] };
 
@@ -47,18 +49,19 @@ const exactDoubleLimit = "9007199254740992";
  * The cursor also names the last row (token, id and holder), so its exact value is read back (one primary
  * key lookup, no cost growing with the holders). A double is within 2^-53 ≈ 1.1e-16 of the integer it
  * rounded and its shortest printing within another unit in the last place: a stored value within 1e-15
- * (relative) of a sent value of 2^53 or more is taken as the row's value rounded. Below 2^53 a double is
- * exact: the sent value is the row's or no row's, so it is used without the lookup. When the row is gone or
- * its balance moved further since, the sent value is used as it is: the page still resumes in order, as
- * close as the client's value allows. `sent` is the SQL of the value, `sentValue` the decimal it binds;
- * `lastRow` gives the row's key, and binds its parameters, only when the lookup is made.
+ * (relative) of a sent value of 2^53 or more is taken as the row's value rounded. A value that cannot
+ * have come through a double is used without the lookup: one below 2^53, where a double is exact, and
+ * digits that no double prints (the exact digits that curl users and Python clients send back). When the
+ * row is gone or its balance moved further since, the sent value is used as it is: the page still resumes
+ * in order, as close as the client's value allows. `sent` is the SQL of the value, `sentValue` the decimal
+ * it binds; `lastRow` gives the row's key, and binds its parameters, only when the lookup is made.
  */
 export function resumeValueSql(
   sent: string,
   sentValue: string,
   lastRow: (() => BalanceRowSql) | null,
 ): string {
-  if (lastRow === null || belowExactDoubleLimit(sentValue)) return sent;
+  if (lastRow === null || notFromDouble(sentValue)) return sent;
   const row = lastRow();
   return `COALESCE((
       SELECT r.value FROM token_balances r
@@ -67,12 +70,18 @@ export function resumeValueSql(
     ), ${sent})`;
 }
 
-/** Whether the decimal `value` is below 2^53, where a double holds every integer exactly. */
-function belowExactDoubleLimit(value: string): boolean {
+/**
+ * Whether the decimal `value` is exactly the value a client meant, not a double's rounding of it: below
+ * 2^53, where a double holds every integer exactly, or digits that no double prints, once spelled out as
+ * the API spells a cursor's value (a double of 2^53 or more prints as its shortest round-trip digits,
+ * padded with zeros or, from 1e21, in exponent form).
+ */
+export function notFromDouble(value: string): boolean {
   const match = /^(-?)([0-9]+)(?:\.[0-9]+)?$/.exec(value);
   if (match === null) return false;
   const [, sign, whole = ""] = match;
-  return sign === "-" || BigInt(whole) < BigInt(exactDoubleLimit);
+  if (sign === "-" || BigInt(whole) < BigInt(exactDoubleLimit)) return true;
+  return value === whole && expandDecimal(String(Number(whole))) !== expandDecimal(whole);
 }
 
 /** A statement's parameters and the function that binds one more, giving its `$n` placeholder. */
