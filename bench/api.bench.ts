@@ -6,7 +6,8 @@
  * 2. Serves it with the app's `serve` on a free port and, for every list endpoint and every filter, type
  *    and sort, times the first page and a deep page (page 1,000, reached by a cursor taken from the row
  *    49,950 rows deep, or the deepest page the list has): p50 and p99 of sequential keep-alive requests
- *    (a deep page's requests in turn with its first page's, whose p50 beside them gives its ratio), beside the baseline in the same process on the same database: the very SQL statements the page ran
+ *    (a deep page's in turn with its first page's, whose p50 beside them gives its ratio), beside the
+ *    baseline in the same process on the same database: the very SQL statements the page ran
  *    (recorded during a first request), replayed one after another through the `postgres` driver; and
  *    the floor of HTTP itself: the same body answered from memory by a bare `node:http` server in the
  *    same process, read by the same client; and the JSON floor: that server serializing the same answer
@@ -356,7 +357,7 @@ async function measure(
   if (worst) Object.assign(slowest, worst.statement, { ms: worst.ms / (sql.n + 3) });
   // A deep page is timed in turn with its first page: a ratio of two pages timed a minute apart would
   // carry whatever the machine did in between.
-  const [http = { p50: 0, p99: 0, n: 0 }, firstInTurn] = await sampleInTurn([
+  const [http, firstInTurn] = await sampleInTurn([
     () => get(path).then((answer) => answer.body),
     ...(firstPath === undefined ? [] : [() => get(firstPath).then((answer) => answer.body)]),
   ]);
@@ -364,7 +365,7 @@ async function measure(
   floorObject = JSON.parse(first.body);
   const floor = await sample(() => get("/", floorBase).then((answer) => answer.body));
   const jsonFloor = await sample(() => get("/json", floorBase).then((answer) => answer.body));
-  return { ...base, sql, http, floor, jsonFloor, firstInTurn };
+  return { ...base, sql, http: required(http, "the page's own samples"), floor, jsonFloor, firstInTurn };
 }
 
 const topics = chain.topics;
