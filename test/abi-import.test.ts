@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderAddress } from "../src/api/views/address.ts";
 import { importAbis, writeContractAbi } from "../src/db/import-abis.ts";
 import { findAddresses } from "../src/db/queries/addresses.ts";
-import { findContractAbis } from "../src/db/queries/contract-abis.ts";
 import { AbiFileError, readAbiFile } from "../src/decode/read-abi-file.ts";
 import { createAbiDirWatcher } from "../src/indexer/watch-abi-dir.ts";
 import { createLogger } from "../src/logger.ts";
@@ -88,14 +87,14 @@ describe.each(databaseKinds)("importing operator ABIs on %s", (kind) => {
       implementation_name: "Named",
       implementations: [{ address_hash: getAddress(named), name: "Named" }],
     });
-    const abis = await findContractAbis(test.db, [
-      proxy,
-      sourcify,
-      "0x5555555555555555555555555555555555555555",
-    ]);
-    expect([...abis.keys()].sort()).toEqual([sourcify, proxy]);
-    expect(abis.get(proxy)).toEqual({ abi: erc20Abi, name: "Named" });
-    expect(abis.get(sourcify)).toEqual({ abi: transferAbi, name: "SourcifyToken" });
+    const unknown = "0x5555555555555555555555555555555555555555";
+    const withAbis = await findAddresses(test.db, [named], { withAbis: [proxy, sourcify, unknown] });
+    expect([...withAbis.keys()].sort()).toEqual([named, sourcify, proxy].sort());
+    expect(withAbis.get(proxy)?.abi).toEqual({ abi: erc20Abi, name: "Named" });
+    expect(withAbis.get(sourcify)?.abi).toEqual({ abi: transferAbi, name: "SourcifyToken" });
+    // Only the addresses asked carry their ABIs.
+    expect(withAbis.get(named)?.abi).toBeNull();
+    expect((await findAddresses(test.db, [proxy])).get(proxy)?.abi).toBeNull();
 
     // A verified proxy keeps its own ABI first and still decodes its implementation's calls.
     await writeContractAbi(test.db, {
@@ -105,7 +104,7 @@ describe.each(databaseKinds)("importing operator ABIs on %s", (kind) => {
       source: "abi",
       file: "proxy.json",
     });
-    expect((await findContractAbis(test.db, [proxy])).get(proxy)).toEqual({
+    expect((await findAddresses(test.db, [], { withAbis: [proxy] })).get(proxy)?.abi).toEqual({
       abi: [...transferAbi, ...erc20Abi],
       name: "ProxyItself",
     });

@@ -1,7 +1,5 @@
-import type { Address } from "viem";
 import { listAddressLogs } from "../../db/queries/address-logs.ts";
 import { findAddresses } from "../../db/queries/addresses.ts";
-import { findContractAbis } from "../../db/queries/contract-abis.ts";
 import { defineEndpoint } from "../define-endpoint.ts";
 import { pageSize, toPage } from "../paging.ts";
 import {
@@ -68,14 +66,11 @@ export const addressLogs = defineEndpoint<{ Params: { address_hash_param: string
       },
       limit: pageSize + 1,
     });
-    const [addresses, abis] = await Promise.all([
-      findAddresses(db, rows.flatMap(logAddresses)),
-      // Every log of the page has the same emitter.
-      findContractAbis(db, [address]),
-    ]);
+    // Every log of the page has the same emitter.
+    const addresses = await findAddresses(db, rows.flatMap(logAddresses), { withAbis: [address] });
     return toPage(
       rows,
-      (row) => renderLog(row, addresses, abis.get(row.address as Address)?.abi ?? null),
+      (row) => renderLog(row, addresses, addresses.get(row.address)?.abi?.abi ?? null),
       (last) => ({ block_number: last.block_number, index: last.log_index }),
     );
   },

@@ -1,11 +1,9 @@
-import type { Address } from "viem";
 import {
   findAddressTransactionCursor,
   listAddressTransactions,
   type TransactionSort,
 } from "../../db/queries/address-transactions.ts";
 import { findAddresses } from "../../db/queries/addresses.ts";
-import { findContractAbis } from "../../db/queries/contract-abis.ts";
 import { transactionKey } from "../../db/queries/of-transactions.ts";
 import { listTokenTransfers } from "../../db/queries/token-transfers.ts";
 import { defineEndpoint } from "../define-endpoint.ts";
@@ -127,8 +125,9 @@ export const addressTransactions = defineEndpoint<{
       const transaction = { block_number: cursor.block_number, index: cursor.index };
       cursor = (await findAddressTransactionCursor(db, { address, transaction })) ?? cursor;
     }
-    // Two rounds of statements: the page (and the head), then what its rows name (transfers, actions,
-    // ABIs, and the addresses of the rows and of their transfers, found from the rows' log ranges).
+    // Two rounds of statements: the page (and the head), then what its rows name (transfers, actions, and
+    // the addresses of the rows and of their transfers, found from the rows' log ranges, with the ABIs of
+    // the contracts called).
     const [rows, head] = await Promise.all([
       listAddressTransactions(db, {
         address,
@@ -142,7 +141,7 @@ export const addressTransactions = defineEndpoint<{
     ]);
     const shown = rows.slice(0, pageSize);
     const perTransaction = transferPreview + 1;
-    const [transfers, actions, abis, addresses] = await Promise.all([
+    const [transfers, actions, addresses] = await Promise.all([
       listTokenTransfers(db, {
         transactions: shown,
         perTransaction,
@@ -151,12 +150,9 @@ export const addressTransactions = defineEndpoint<{
         limit: shown.length * (transferPreview + 1),
       }),
       loadTransactionActions(db, protocols, shown),
-      findContractAbis(
-        db,
-        shown.flatMap((row) => (row.to_address === null ? [] : [row.to_address])),
-      ),
       findAddresses(db, shown.flatMap(transactionAddresses), {
         transfersOf: { transactions: shown, perTransaction },
+        withAbis: shown.flatMap((row) => (row.to_address === null ? [] : [row.to_address])),
       }),
     ]);
     const byTransaction = new Map<string, unknown[]>();
@@ -170,7 +166,7 @@ export const addressTransactions = defineEndpoint<{
         renderTransaction(row, addresses, head, {
           tokenTransfers: byTransaction.get(transactionKey(row.block_number, row.index)) ?? [],
           actions: actions.get(transactionKey(row.block_number, row.index)) ?? [],
-          importedAbi: row.to_address === null ? null : (abis.get(row.to_address as Address)?.abi ?? null),
+          importedAbi: row.to_address === null ? null : (addresses.get(row.to_address)?.abi?.abi ?? null),
         }),
       (last) => ({
         block_number: last.block_number,

@@ -1,6 +1,4 @@
-import type { Address } from "viem";
 import { findAddresses } from "../../db/queries/addresses.ts";
-import { findContractAbis } from "../../db/queries/contract-abis.ts";
 import { transactionKey } from "../../db/queries/of-transactions.ts";
 import { findTokens } from "../../db/queries/token-balances.ts";
 import { listTokenTransfers } from "../../db/queries/token-transfers.ts";
@@ -138,7 +136,7 @@ export const transactionSummary = defineEndpoint<{ Params: { transaction_hash_pa
     const remote = await context.askInterpreter?.(hash);
     if (remote) return remote;
     const key = { block_number: transaction.block_number, index: transaction.index };
-    const [transfers, innerEffects, logs, actions, known, abis, userOperations] = await Promise.all([
+    const [transfers, innerEffects, logs, actions, known, userOperations] = await Promise.all([
       listTokenTransfers(db, {
         transactions: [transaction],
         types: [],
@@ -149,8 +147,9 @@ export const transactionSummary = defineEndpoint<{ Params: { transaction_hash_pa
       listInnerEffects(db, key),
       listTransactionLogs(db, { transactions: [transaction] }),
       loadTransactionActions(db, context.protocols, [transaction]),
-      findAddresses(db, transaction.to_address === null ? [] : [transaction.to_address]),
-      findContractAbis(db, transaction.to_address === null ? [] : [transaction.to_address]),
+      findAddresses(db, [], {
+        withAbis: transaction.to_address === null ? [] : [transaction.to_address],
+      }),
       findUserOperations(db, hash),
     ]);
     const to = transaction.to_address === null ? undefined : known.get(transaction.to_address);
@@ -158,7 +157,7 @@ export const transactionSummary = defineEndpoint<{ Params: { transaction_hash_pa
     const { method } = describeCall({
       input: transaction.input,
       toIsContract,
-      imported: transaction.to_address === null ? null : abis.get(transaction.to_address as Address)?.abi,
+      imported: to?.abi?.abi,
       tokenType: to?.token_type,
     });
     const transactionActions = actions.get(transactionKey(key.block_number, key.index)) ?? [];

@@ -1,8 +1,7 @@
-import type { Address } from "viem";
+import type { Abi, Address } from "viem";
 import type { ProxyType } from "../../indexer/detect-proxies.ts";
 import type { Queryable } from "../client.ts";
 import { byteaText } from "../table-rows.ts";
-import { currentProxyJoin } from "./contract-abis.ts";
 import { createParameters, hexColumn } from "./keyset.ts";
 import type { TransactionLogRange } from "./of-transactions.ts";
 import { transferPartiesOf } from "./token-transfers.ts";
@@ -18,6 +17,16 @@ export type AddressInfo = {
   implementations: { address: Address; name: string | null }[];
   /** The token standard of a token contract (`ERC-20`, ...), else null. */
   token_type: string | null;
+  /** Its imported ABIs, for an address asked `withAbis`; null otherwise or when it has none. */
+  abi: ContractAbi | null;
+};
+
+/** The ABI to decode an address's calls and logs with. */
+export type ContractAbi = {
+  /** The address's own imported ABI followed by its proxy implementation's, so both are tried in turn. */
+  abi: Abi;
+  /** The contract name of the address's own ABI, else its implementation's. */
+  name: string | null;
 };
 
 export type FindAddressesReturnType = Map<string, AddressInfo>;
@@ -28,24 +37,53 @@ export type FindAddressesOptions = {
    * preview): found in the same statement, not in one that waits for the transfers.
    */
   transfersOf?: { transactions: readonly TransactionLogRange[]; perTransaction: number };
+  /**
+   * Addresses whose imported ABIs come with them as `abi` (their own, then their current proxy
+   * implementation's), to decode the calls and logs of a page: read by the joins this statement already
+   * makes rather than by a statement of their own.
+   */
+  withAbis?: Iterable<string>;
 };
 
 /**
+ * SQL joining `alias` (`proxy_type`, `implementation`) to the current proxy state of the bytea address
+ * `address`: its latest `proxies` row, unless that says it is no proxy. A beacon proxy follows its
+ * beacon: when the beacon's own latest row is newer than the proxy's, the beacon's implementation wins.
+ */
+function currentProxyJoin(address: string, alias: string): string {
+  return `LEFT JOIN LATERAL (
+    SELECT latest.proxy_type, COALESCE(beacon.implementation, latest.implementation) AS implementation
+    FROM (SELECT proxy_type, implementation, beacon, block_number FROM proxies
+          WHERE address = ${address} ORDER BY block_number DESC LIMIT 1) latest
+    LEFT JOIN LATERAL (SELECT implementation FROM proxies
+          WHERE address = latest.beacon AND block_number > latest.block_number
+          ORDER BY block_number DESC LIMIT 1) beacon ON true
+    WHERE latest.proxy_type IS NOT NULL) ${alias} ON true`;
+}
+
+/**
  * What is known of each address, keyed by lowercase hex: seen on chain, imported ABI and contract name,
- * current proxy state and its implementation's name. Addresses known in none of these are absent. One
- * query for all the addresses of a page.
+ * current proxy state and its implementation's name, and the ABIs of those asked `withAbis`. Addresses
+ * known in none of these are absent. One query for all the addresses of a page.
  */
 export async function findAddresses(
   db: Queryable,
   hashes: Iterable<string>,
-  { transfersOf }: FindAddressesOptions = {},
+  { transfersOf, withAbis = [] }: FindAddressesOptions = {},
 ): Promise<FindAddressesReturnType> {
-  const unique = [...new Set(hashes)];
+  const abisOf = [...new Set(withAbis)];
+  const unique = [...new Set([...hashes, ...abisOf])];
   const { params, bind } = createParameters();
   const listed = `SELECT unnest(${bind(unique.map((hash) => byteaText(hash)))}::text[]::bytea[])`;
   const parties =
     transfersOf && transferPartiesOf(transfersOf.transactions, transfersOf.perTransaction, bind);
   if (unique.length === 0 && !parties) return new Map();
+  // Only the addresses asked: an ABI is parsed from JSON, and a page names many addresses it decodes nothing of.
+  const abiColumns =
+    abisOf.length === 0
+      ? ""
+      : `, CASE WHEN q.hash = ANY(${bind(abisOf.map((hash) => byteaText(hash)))}::text[]::bytea[])
+           THEN jsonb_build_object('own', own.abi, 'implementation', impl.abi) END AS abis`;
   const rows = await db.query<{
     hash: string;
     is_contract: boolean | null;
@@ -55,10 +93,11 @@ export async function findAddresses(
     implementation: Address | null;
     implementation_name: string | null;
     token_type: string | null;
+    abis?: { own: Abi | null; implementation: Abi | null } | null;
   }>(
     `SELECT ${hexColumn("q.hash", "hash")}, a.is_contract, own.address IS NOT NULL AS verified, own.name,
        proxy.proxy_type, ${hexColumn("proxy.implementation", "implementation")}, impl.name AS implementation_name,
-       k.type AS token_type
+       k.type AS token_type${abiColumns}
      FROM (${parties ? `${listed} UNION ${parties}` : listed}) AS q(hash)
      LEFT JOIN addresses a ON a.hash = q.hash
      LEFT JOIN contract_abis own ON own.address = q.hash
@@ -80,6 +119,13 @@ export async function findAddresses(
           ? [{ address: row.implementation, name: row.implementation_name }]
           : [],
         token_type: row.token_type,
+        abi:
+          row.abis && (row.abis.own || row.abis.implementation)
+            ? {
+                abi: [...(row.abis.own ?? []), ...(row.abis.implementation ?? [])],
+                name: row.name ?? row.implementation_name,
+              }
+            : null,
       },
     ]),
   );
