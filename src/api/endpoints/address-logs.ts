@@ -70,7 +70,7 @@ export const addressLogs = defineEndpoint<{ Params: { address_hash_param: string
     const addresses = await findAddresses(db, rows.flatMap(logAddresses), { withAbis: [address] });
     return toPage(
       rows,
-      (row) => renderLog(row, addresses, addresses.get(row.address)?.abi?.abi ?? null),
+      (row) => renderLog(row, addresses, addresses.get(row.address)?.abi ?? null),
       (last) => ({ block_number: last.block_number, index: last.log_index }),
     );
   },

@@ -166,7 +166,7 @@ export const addressTransactions = defineEndpoint<{
         renderTransaction(row, addresses, head, {
           tokenTransfers: byTransaction.get(transactionKey(row.block_number, row.index)) ?? [],
           actions: actions.get(transactionKey(row.block_number, row.index)) ?? [],
-          importedAbi: row.to_address === null ? null : (addresses.get(row.to_address)?.abi?.abi ?? null),
+          importedAbi: row.to_address === null ? null : (addresses.get(row.to_address)?.abi ?? null),
         }),
       (last) => ({
         block_number: last.block_number,

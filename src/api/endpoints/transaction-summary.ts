@@ -157,7 +157,7 @@ export const transactionSummary = defineEndpoint<{ Params: { transaction_hash_pa
     const { method } = describeCall({
       input: transaction.input,
       toIsContract,
-      imported: to?.abi?.abi,
+      imported: to?.abi,
       tokenType: to?.token_type,
     });
     const transactionActions = actions.get(transactionKey(key.block_number, key.index)) ?? [];

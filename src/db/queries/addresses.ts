@@ -17,16 +17,11 @@ export type AddressInfo = {
   implementations: { address: Address; name: string | null }[];
   /** The token standard of a token contract (`ERC-20`, ...), else null. */
   token_type: string | null;
-  /** Its imported ABIs, for an address asked `withAbis`; null otherwise or when it has none. */
-  abi: ContractAbi | null;
-};
-
-/** The ABI to decode an address's calls and logs with. */
-export type ContractAbi = {
-  /** The address's own imported ABI followed by its proxy implementation's, so both are tried in turn. */
-  abi: Abi;
-  /** The contract name of the address's own ABI, else its implementation's. */
-  name: string | null;
+  /**
+   * For an address asked `withAbis`, the ABI to decode its calls and logs with: its own imported ABI
+   * followed by its proxy implementation's, so both are tried in turn. Null otherwise or when it has none.
+   */
+  abi: Abi | null;
 };
 
 export type FindAddressesReturnType = Map<string, AddressInfo>;
@@ -79,11 +74,14 @@ export async function findAddresses(
     transfersOf && transferPartiesOf(transfersOf.transactions, transfersOf.perTransaction, bind);
   if (unique.length === 0 && !parties) return new Map();
   // Only the addresses asked: an ABI is parsed from JSON, and a page names many addresses it decodes nothing of.
-  const abiColumns =
+  const asked =
     abisOf.length === 0
       ? ""
-      : `, CASE WHEN q.hash = ANY(${bind(abisOf.map((hash) => byteaText(hash)))}::text[]::bytea[])
-           THEN jsonb_build_object('own', own.abi, 'implementation', impl.abi) END AS abis`;
+      : `q.hash = ANY(${bind(abisOf.map((hash) => byteaText(hash)))}::text[]::bytea[])`;
+  const abiColumns =
+    asked === ""
+      ? ""
+      : `, CASE WHEN ${asked} THEN own.abi END AS own_abi, CASE WHEN ${asked} THEN impl.abi END AS implementation_abi`;
   const rows = await db.query<{
     hash: string;
     is_contract: boolean | null;
@@ -93,7 +91,8 @@ export async function findAddresses(
     implementation: Address | null;
     implementation_name: string | null;
     token_type: string | null;
-    abis?: { own: Abi | null; implementation: Abi | null } | null;
+    own_abi?: Abi | null;
+    implementation_abi?: Abi | null;
   }>(
     `SELECT ${hexColumn("q.hash", "hash")}, a.is_contract, own.address IS NOT NULL AS verified, own.name,
        proxy.proxy_type, ${hexColumn("proxy.implementation", "implementation")}, impl.name AS implementation_name,
@@ -120,11 +119,8 @@ export async function findAddresses(
           : [],
         token_type: row.token_type,
         abi:
-          row.abis && (row.abis.own || row.abis.implementation)
-            ? {
-                abi: [...(row.abis.own ?? []), ...(row.abis.implementation ?? [])],
-                name: row.name ?? row.implementation_name,
-              }
+          row.own_abi || row.implementation_abi
+            ? [...(row.own_abi ?? []), ...(row.implementation_abi ?? [])]
             : null,
       },
     ]),
