@@ -20,10 +20,15 @@ type Page = { body: Buffer; etag: string; contentType: string };
  * Serves the pages of `routes` from memory while the data they were computed from is unchanged, and gives
  * each an `ETag` (a hash of its body) that a client's `If-None-Match` turns into a 304.
  *
- * A page is kept with the data version (`data_version`) read before it was computed, and served
- * only to requests that read the same version afterwards, so a cached answer is always the answer the
- * request would have computed: any write (a new block, a reorganization, fetched metadata) changes the
+ * A page is kept with a data version (`data_version`) whose read ended before the page was computed, and
+ * served only to requests that read the same version afterwards, so a cached answer is always the answer
+ * the request would have computed: any write (a new block, a reorganization, fetched metadata) changes the
  * version and empties the cache. Only 200 answers to GET are kept, least recently used first out.
+ *
+ * A request whose page is not kept misses whatever the version, so its page is computed at once, beside the
+ * version's read rather than after it: the version known when the request came is the one it may be kept
+ * with, and only if the read shows it unchanged. A page that misses after a write is kept from its next
+ * request on.
  */
 export function registerPageCache({
   app,
@@ -35,7 +40,18 @@ export function registerPageCache({
   const pages = new Map<string, Page>();
   let pagesVersion = "";
   let pagesBytes = 0;
-  const computing = new WeakMap<FastifyRequest, string>();
+  // Requests in order of arrival: a later request's version read starts no earlier (see createDataVersion).
+  let arrivals = 0;
+  let pagesArrival = 0;
+  /** A computed page's request: the version it may be kept with, and its own read of the version. */
+  const computing = new WeakMap<FastifyRequest, { keepAs: string; read: Promise<string | null> }>();
+  const settle = (version: string, arrival: number) => {
+    if (version === pagesVersion || arrival < pagesArrival) return;
+    pages.clear();
+    pagesBytes = 0;
+    pagesVersion = version;
+    pagesArrival = arrival;
+  };
 
   const keep = (url: string, page: Page) => {
     if (page.body.length > maxBytes) return;
@@ -54,18 +70,29 @@ export function registerPageCache({
   app.addHook("onRequest", async (request, reply) => {
     if (request.method !== "GET" || !routes.has(request.routeOptions.url ?? "")) return;
     if (maxBytes === 0) {
-      computing.set(request, "");
+      computing.set(request, { keepAs: "", read: Promise.resolve(null) });
+      return;
+    }
+    const arrival = ++arrivals;
+    if (!pages.has(request.url)) {
+      const keepAs = pagesVersion;
+      // Failures are the handler's to answer: its statements read the same database.
+      const read = dataVersion(request).then(
+        (version) => {
+          settle(version, arrival);
+          return version;
+        },
+        () => null,
+      );
+      computing.set(request, { keepAs, read });
+      lookups?.inc({ result: "miss" });
       return;
     }
     const version = await dataVersion(request);
-    if (version !== pagesVersion) {
-      pages.clear();
-      pagesBytes = 0;
-      pagesVersion = version;
-    }
-    const page = pages.get(request.url);
+    settle(version, arrival);
+    const page = version === pagesVersion ? pages.get(request.url) : undefined;
     if (!page) {
-      computing.set(request, version);
+      computing.set(request, { keepAs: version, read: Promise.resolve(version) });
       lookups?.inc({ result: "miss" });
       return;
     }
@@ -82,13 +109,15 @@ export function registerPageCache({
   });
 
   app.addHook("onSend", async (request, reply, payload) => {
-    const version = computing.get(request);
-    if (version === undefined || reply.statusCode !== 200 || typeof payload !== "string") return payload;
+    const computed = computing.get(request);
+    if (computed === undefined || reply.statusCode !== 200 || typeof payload !== "string") return payload;
     const body = Buffer.from(payload);
     const etag = `"${createHash("sha1").update(body).digest("base64url")}"`;
     reply.header("etag", etag);
-    // A page computed at a version the cache has left behind is still this request's answer, not a later one's.
-    if (version === pagesVersion && maxBytes > 0)
+    // Kept only at the version the request came with, read unchanged since and still the cache's: a page
+    // computed at a version the cache has left behind is still this request's answer, not a later one's.
+    const read = await computed.read;
+    if (computed.keepAs !== "" && read === computed.keepAs && read === pagesVersion)
       keep(request.url, { body, etag, contentType: String(reply.getHeader("content-type")) });
     if (matches(request.headers["if-none-match"], etag)) {
       reply.code(304);
