@@ -43,8 +43,8 @@ export function registerPageCache({
   // Requests in order of arrival: a later request's version read starts no earlier (see createDataVersion).
   let arrivals = 0;
   let pagesArrival = 0;
-  /** A computed page's request: the version it may be kept with, and its own read of the version. */
-  const computing = new WeakMap<FastifyRequest, { keepAs: string; read: Promise<string | null> }>();
+  /** A computed page's request: the version its page may be kept with, null if none. */
+  const computing = new WeakMap<FastifyRequest, Promise<string | null>>();
   const settle = (version: string, arrival: number) => {
     if (version === pagesVersion || arrival < pagesArrival) return;
     pages.clear();
@@ -70,21 +70,23 @@ export function registerPageCache({
   app.addHook("onRequest", async (request, reply) => {
     if (request.method !== "GET" || !routes.has(request.routeOptions.url ?? "")) return;
     if (maxBytes === 0) {
-      computing.set(request, { keepAs: "", read: Promise.resolve(null) });
+      computing.set(request, Promise.resolve(null));
       return;
     }
     const arrival = ++arrivals;
     if (!pages.has(request.url)) {
-      const keepAs = pagesVersion;
-      // Failures are the handler's to answer: its statements read the same database.
-      const read = dataVersion(request).then(
+      // Its read ended before this page began: the page may be kept with it if the request's own read, beside
+      // the page, shows it unchanged. Failures are the handler's to answer: its statements read the same
+      // database.
+      const known = pagesVersion;
+      const keepAs = dataVersion(request).then(
         (version) => {
           settle(version, arrival);
-          return version;
+          return version === known ? version : null;
         },
         () => null,
       );
-      computing.set(request, { keepAs, read });
+      computing.set(request, keepAs);
       lookups?.inc({ result: "miss" });
       return;
     }
@@ -92,7 +94,7 @@ export function registerPageCache({
     settle(version, arrival);
     const page = version === pagesVersion ? pages.get(request.url) : undefined;
     if (!page) {
-      computing.set(request, { keepAs: version, read: Promise.resolve(version) });
+      computing.set(request, Promise.resolve(version));
       lookups?.inc({ result: "miss" });
       return;
     }
@@ -114,10 +116,10 @@ export function registerPageCache({
     const body = Buffer.from(payload);
     const etag = `"${createHash("sha1").update(body).digest("base64url")}"`;
     reply.header("etag", etag);
-    // Kept only at the version the request came with, read unchanged since and still the cache's: a page
-    // computed at a version the cache has left behind is still this request's answer, not a later one's.
-    const read = await computed.read;
-    if (computed.keepAs !== "" && read === computed.keepAs && read === pagesVersion)
+    // Kept only at a version that is still the cache's: a page computed at a version the cache has left
+    // behind is still this request's answer, not a later one's.
+    const keepAs = await computed;
+    if (keepAs !== null && keepAs === pagesVersion)
       keep(request.url, { body, etag, contentType: String(reply.getHeader("content-type")) });
     if (matches(request.headers["if-none-match"], etag)) {
       reply.code(304);
