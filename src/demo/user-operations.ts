@@ -32,6 +32,7 @@ import { mnemonicToAccount } from "viem/accounts";
 import { anvil } from "viem/chains";
 import { required } from "../required.ts";
 import { artifactOf, compileDemoContracts } from "./compile.ts";
+import { waitForReceipt } from "./wait-for-receipt.ts";
 
 /** Parameters of {@link runUserOperations}. */
 export type RunUserOperationsParameters = {
@@ -159,7 +160,7 @@ export async function runUserOperations({
   rpcUrl,
 }: RunUserOperationsParameters): Promise<RunUserOperationsReturnType> {
   const transport = http(rpcUrl);
-  const publicClient = createPublicClient({ transport, cacheTime: 0, pollingInterval: 10 });
+  const publicClient = createPublicClient({ transport, cacheTime: 0 });
   const owner = mnemonicToAccount(anvilMnemonic, { addressIndex: ownerIndex });
   const bundler = mnemonicToAccount(anvilMnemonic, { addressIndex: bundlerIndex });
   const deployer = mnemonicToAccount(anvilMnemonic, { addressIndex: deployerIndex });
@@ -482,7 +483,7 @@ function loadArtifact(packageName: string, contractName: string): Artifact {
 }
 
 async function mined(publicClient: PublicClient, hash: Hash): Promise<TransactionReceipt> {
-  const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 60_000 });
+  const receipt = await waitForReceipt({ publicClient, hash });
   if (receipt.status !== "success") throw new Error(`demo transaction ${hash} reverted`);
   return receipt;
 }

@@ -5,14 +5,11 @@ import {
   type Hex,
   parseGwei,
   type TransactionReceipt,
-  TransactionReceiptNotFoundError,
   type TransactionRequest,
 } from "viem";
 import { required } from "../../required.ts";
+import { waitForReceipt } from "../wait-for-receipt.ts";
 import { mapTuple, type Scenario, type ScenarioExamples } from "./context.ts";
-
-// Only a stuck node reaches it; a loaded 2-core machine can take many seconds to mine a busy block.
-const receiptTimeoutMs = 60_000;
 
 /** How the transaction pays for gas, which also decides its type (0, 1 or 2). */
 export type FeeStyle = "legacy" | "accessList" | "eip1559" | "nodeDefault";
@@ -34,7 +31,7 @@ export type PlannedTransaction = {
 /** Sends one transaction with automine on, so it gets a block of its own. */
 export async function mineAlone(scenario: Scenario, plan: PlannedTransaction): Promise<TransactionReceipt> {
   const hash = await send(scenario, plan);
-  return checkReceipt(scenario, plan, await waitForReceipt(scenario, hash));
+  return checkReceipt(scenario, plan, await waitForReceipt({ publicClient: scenario.publicClient, hash }));
 }
 
 /**
@@ -63,7 +60,11 @@ export async function mineTogether<const Plans extends readonly PlannedTransacti
   return Promise.all(
     mapTuple(plans, async (plan) => {
       const hash = required(hashes.get(plan), `the hash of a transaction from ${plan.from}`);
-      return checkReceipt(scenario, plan, await waitForReceipt(scenario, hash));
+      return checkReceipt(
+        scenario,
+        plan,
+        await waitForReceipt({ publicClient: scenario.publicClient, hash }),
+      );
     }),
   );
 }
@@ -98,19 +99,6 @@ function transactionRequest(plan: PlannedTransaction): TransactionRequest {
       };
     case "nodeDefault":
       return request;
-  }
-}
-
-async function waitForReceipt(scenario: Scenario, hash: Hash): Promise<TransactionReceipt> {
-  const deadline = Date.now() + receiptTimeoutMs;
-  for (;;) {
-    try {
-      return await scenario.publicClient.getTransactionReceipt({ hash });
-    } catch (error) {
-      if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
-    }
-    if (Date.now() > deadline) throw new Error(`no receipt for ${hash} within ${receiptTimeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
