@@ -5,7 +5,8 @@
  *    (bench/dataset), and prints its shape as stored.
  * 2. Serves it with the app's `serve` on a free port and, for every list endpoint and every filter, type
  *    and sort, times the first page and a deep page (page 1,000, reached by a cursor taken from the row
- *    49,950 rows deep, or the deepest page the list has): p50 and p99 of sequential keep-alive requests
+ *    49,950 rows deep, or the deepest page the list has): p50 and p99 of sequential keep-alive requests,
+ *    each answer read to its last byte and not decoded, as wrk reads it
  *    (a deep page's in turn with its first page's, whose p50 beside them gives its ratio), beside the
  *    baseline in the same process on the same database: the very SQL statements the page ran
  *    (recorded during a first request), replayed one after another through the `postgres` driver; and
@@ -40,6 +41,7 @@ import { createLogger } from "../src/logger.ts";
 import { required } from "../src/required.ts";
 import { defaultTransactions, loadDataset } from "./dataset/load-dataset.ts";
 import { syntheticChainVersion, transactionsPerBlock } from "./dataset/synthetic-chain.ts";
+import { readAnswer } from "./read-answer.ts";
 
 const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const transactions = Number(process.env.BENCH_TRANSACTIONS ?? defaultTransactions);
@@ -198,11 +200,17 @@ const app = await serve({
   db: recorded,
   logger: createLogger("fatal"),
 });
-const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+const apiOrigin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
-async function get(path: string, from = base): Promise<{ status: number; body: string }> {
+async function get(path: string, from = apiOrigin): Promise<{ status: number; body: string }> {
   const response = await fetch(from + path);
   return { status: response.status, body: await response.text() };
+}
+
+/** A timed request: its whole answer read (see `readAnswer`); a page that fails while timed stops the run. */
+async function readPage(url: string): Promise<void> {
+  const { status, bytes } = await readAnswer(url);
+  if (status !== 200 || bytes === 0) throw new Error(`HTTP ${status} with ${bytes} bytes from ${url}`);
 }
 
 // What moving a page's bytes costs, with nothing computed: the least any server could take for that answer
@@ -358,13 +366,13 @@ async function measure(
   // A deep page is timed in turn with its first page: a ratio of two pages timed a minute apart would
   // carry whatever the machine did in between.
   const [http, firstInTurn] = await sampleInTurn([
-    () => get(path).then((answer) => answer.body),
-    ...(firstPath === undefined ? [] : [() => get(firstPath).then((answer) => answer.body)]),
+    () => readPage(apiOrigin + path),
+    ...(firstPath === undefined ? [] : [() => readPage(apiOrigin + firstPath)]),
   ]);
   floorBody = Buffer.from(first.body);
   floorObject = JSON.parse(first.body);
-  const floor = await sample(() => get("/", floorBase).then((answer) => answer.body));
-  const jsonFloor = await sample(() => get("/json", floorBase).then((answer) => answer.body));
+  const floor = await sample(() => readPage(`${floorBase}/`));
+  const jsonFloor = await sample(() => readPage(`${floorBase}/json`));
   return { ...base, sql, http: required(http, "the page's own samples"), floor, jsonFloor, firstInTurn };
 }
 
@@ -774,17 +782,17 @@ console.log("| workload | connections | requests/s | p50 | p99 | errors / non-2x
 console.log("|---|---:|---:|---:|---:|---:|---|:-:|");
 // The same server as the pages (no page cache), and one as `sextant serve` starts by default (64 MiB of pages).
 const cached = await serve({ config, db, logger: createLogger("fatal") });
-const cachedBase = `http://127.0.0.1:${(cached.server.address() as AddressInfo).port}`;
+const cachedOrigin = `http://127.0.0.1:${(cached.server.address() as AddressInfo).port}`;
 const hotTarget = `≥ ${targets.hotRps} req/s`;
 const hotMet = (r: LoadResult) => r.rps >= targets.hotRps;
 const mixedTarget = `≥ ${targets.mixedRps} req/s, p99 ≤ ${targets.mixedP99} ms`;
 const mixedMet = (r: LoadResult) => r.rps >= targets.mixedRps && r.p99 <= targets.mixedP99;
 for (const [name, target, paths, goal, ok] of [
-  ["hot address, endpoint 2 first page, no page cache", base, [hotPath], hotTarget, hotMet],
-  ["hot address, endpoint 2 first page, page cache", cachedBase, [hotPath], hotTarget, hotMet],
-  ["mixed cold, no page cache", base, mixed, mixedTarget, mixedMet],
+  ["hot address, endpoint 2 first page, no page cache", apiOrigin, [hotPath], hotTarget, hotMet],
+  ["hot address, endpoint 2 first page, page cache", cachedOrigin, [hotPath], hotTarget, hotMet],
+  ["mixed cold, no page cache", apiOrigin, mixed, mixedTarget, mixedMet],
   // Over a run each path comes round several times: the cache answers its repeats.
-  ["mixed cold, page cache", cachedBase, mixed, mixedTarget, mixedMet],
+  ["mixed cold, page cache", cachedOrigin, mixed, mixedTarget, mixedMet],
 ] as const) {
   for (const connections of [32, 64]) {
     const r = await autocannon(target, [...paths], connections);

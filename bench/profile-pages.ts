@@ -14,6 +14,7 @@ import { serve } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/logger.ts";
 import { defaultTransactions, loadDataset } from "./dataset/load-dataset.ts";
+import { readAnswer } from "./read-answer.ts";
 
 const { db, chain, complete } = await loadDataset({
   serverUrl: process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
@@ -33,18 +34,17 @@ let garbageCollectionMs = 0;
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) garbageCollectionMs += entry.duration;
 }).observe({ entryTypes: ["gc"] });
-const fetchText = async (path: string) => (await fetch(base + path)).text();
 
 console.log("| path | KB | p10 | p50 | p99 | GC per request |");
 console.log("|---|---:|---:|---:|---:|---:|");
 for (const path of paths) {
   let size = 0;
-  for (let i = 0; i < 20; i++) size = Buffer.byteLength(await fetchText(path));
+  for (let i = 0; i < 20; i++) size = (await readAnswer(base + path)).bytes;
   const times: number[] = [];
   const collectedBefore = garbageCollectionMs;
   for (let i = 0; i < requests; i++) {
     const began = performance.now();
-    await fetchText(path);
+    await readAnswer(base + path);
     times.push(performance.now() - began);
   }
   times.sort((a, b) => a - b);
