@@ -9,8 +9,8 @@ export type ReadAnswerReturnType = { status: number; bytes: number };
 /**
  * Sends a GET and reads every byte of the answer without decoding it, as wrk and autocannon time a request:
  * what is timed is the server's work and the transfer. `fetch` and `text()` would add their streams and a
- * string of the whole body, in the benchmark's process, which is also the server's: about half of a
- * megabyte page's time (see docs/performance.md).
+ * string of the whole body, in the benchmark's process, which is also the server's: about a sixth of a
+ * megabyte page's time (docs/performance.md, "A ninth machine").
  */
 export function readAnswer(url: string): Promise<ReadAnswerReturnType> {
   return new Promise((resolve, reject) => {
