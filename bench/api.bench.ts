@@ -207,12 +207,6 @@ async function get(path: string, from = apiOrigin): Promise<{ status: number; bo
   return { status: response.status, body: await response.text() };
 }
 
-/** A timed request: its whole answer read (see `readAnswer`); a page that fails while timed stops the run. */
-async function readPage(url: string): Promise<void> {
-  const { status, bytes } = await readAnswer(url);
-  if (status !== 200 || bytes === 0) throw new Error(`HTTP ${status} with ${bytes} bytes from ${url}`);
-}
-
 // What moving a page's bytes costs, with nothing computed: the least any server could take for that answer
 // on this machine with this client. At `/json` the same answer is serialized again for each request, as a
 // server that builds its pages must at least do, with no database and no rendering.
@@ -366,13 +360,13 @@ async function measure(
   // A deep page is timed in turn with its first page: a ratio of two pages timed a minute apart would
   // carry whatever the machine did in between.
   const [http, firstInTurn] = await sampleInTurn([
-    () => readPage(apiOrigin + path),
-    ...(firstPath === undefined ? [] : [() => readPage(apiOrigin + firstPath)]),
+    () => readAnswer(apiOrigin + path),
+    ...(firstPath === undefined ? [] : [() => readAnswer(apiOrigin + firstPath)]),
   ]);
   floorBody = Buffer.from(first.body);
   floorObject = JSON.parse(first.body);
-  const floor = await sample(() => readPage(`${floorBase}/`));
-  const jsonFloor = await sample(() => readPage(`${floorBase}/json`));
+  const floor = await sample(() => readAnswer(`${floorBase}/`));
+  const jsonFloor = await sample(() => readAnswer(`${floorBase}/json`));
   return { ...base, sql, http: required(http, "the page's own samples"), floor, jsonFloor, firstInTurn };
 }
 

@@ -39,7 +39,7 @@ console.log("| path | KB | p10 | p50 | p99 | GC per request |");
 console.log("|---|---:|---:|---:|---:|---:|");
 for (const path of paths) {
   let size = 0;
-  for (let i = 0; i < 20; i++) size = (await readAnswer(base + path)).bytes;
+  for (let i = 0; i < 20; i++) size = await readAnswer(base + path);
   const times: number[] = [];
   const collectedBefore = garbageCollectionMs;
   for (let i = 0; i < requests; i++) {

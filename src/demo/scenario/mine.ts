@@ -31,7 +31,7 @@ export type PlannedTransaction = {
 /** Sends one transaction with automine on, so it gets a block of its own. */
 export async function mineAlone(scenario: Scenario, plan: PlannedTransaction): Promise<TransactionReceipt> {
   const hash = await send(scenario, plan);
-  return checkReceipt(scenario, plan, await waitForReceipt({ publicClient: scenario.publicClient, hash }));
+  return receiptOf(scenario, plan, hash);
 }
 
 /**
@@ -60,11 +60,7 @@ export async function mineTogether<const Plans extends readonly PlannedTransacti
   return Promise.all(
     mapTuple(plans, async (plan) => {
       const hash = required(hashes.get(plan), `the hash of a transaction from ${plan.from}`);
-      return checkReceipt(
-        scenario,
-        plan,
-        await waitForReceipt({ publicClient: scenario.publicClient, hash }),
-      );
+      return receiptOf(scenario, plan, hash);
     }),
   );
 }
@@ -102,7 +98,13 @@ function transactionRequest(plan: PlannedTransaction): TransactionRequest {
   }
 }
 
-function checkReceipt(scenario: Scenario, plan: PlannedTransaction, receipt: TransactionReceipt) {
+/** Waits for the transaction's receipt and checks that it succeeded or failed as planned. */
+async function receiptOf(
+  scenario: Scenario,
+  plan: PlannedTransaction,
+  hash: Hash,
+): Promise<TransactionReceipt> {
+  const receipt = await waitForReceipt({ publicClient: scenario.publicClient, hash });
   const failed = receipt.status === "reverted";
   if (failed !== (plan.expectFailure ?? false)) {
     const outcome = failed ? "reverted" : "succeeded";
