@@ -119,6 +119,11 @@ async function openPostgres(url: string): Promise<Database> {
     // soon as an estimate crossed jit_above_cost, and a page's time must not depend on the planner's
     // estimates. PGlite has no JIT.
     connection: { jit: "off" },
+    // The driver dials again only for a statement that waits, after a delay that by default grows with
+    // every failed dial to 20 s: in an outage a request waited that long before its 503, and as long after
+    // the server was back. Its callers pace themselves (the indexer backs off, the API answers 503 with
+    // Retry-After): the driver waits at most half a second between dials.
+    backoff: (failures: number) => Math.min(0.01 * 2 ** failures, 0.5),
     types: {
       int8: { to: 20, from: [20], serialize: (value: unknown) => String(value), parse: int8AsNumber },
     },
