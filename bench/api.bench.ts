@@ -270,6 +270,8 @@ type Result = {
   endpoint: string;
   variant: string;
   page: string;
+  /** The page's path under the API's origin, cursor included. */
+  path: string;
   items: number;
   /** Size of the answer's body: a page's content, not its depth, decides most of its rendering. */
   bytes: number;
@@ -283,6 +285,8 @@ type Result = {
   /** The same answer serialized anew for each request by that server: the floor of a page built per request. */
   jsonFloor: { p50: number };
   slowest: Statement & { ms: number };
+  /** Each statement's mean time when replayed in turn, in the order the request made them. */
+  statementsMs: number[];
   first?: Result;
   error?: string;
 };
@@ -324,14 +328,17 @@ async function measure(
   recording = null;
   const items = (JSON.parse(first.body) as { items?: unknown[] } | null)?.items?.length ?? 1;
   const slowest = { text: "", params: [] as unknown[], ms: -1 };
+  const statementsMs: number[] = [];
   const base = {
     endpoint,
     variant,
     page,
+    path,
     items,
     bytes: Buffer.byteLength(first.body),
     statements: statements.length,
     slowest,
+    statementsMs,
   };
   if (first.status !== 200) {
     return {
@@ -357,6 +364,7 @@ async function measure(
     undefined,
   );
   if (worst) Object.assign(slowest, worst.statement, { ms: worst.ms / (sql.n + 3) });
+  statementsMs.push(...timed.map((entry) => entry.ms / (sql.n + 3)));
   // A deep page is timed in turn with its first page: a ratio of two pages timed a minute apart would
   // carry whatever the machine did in between.
   const [http, firstInTurn] = await sampleInTurn([
@@ -677,7 +685,7 @@ console.log(
 for (const r of measured.filter((r) => r.http.p50 > targets.p50)) {
   const bound = r.jsonFloor.p50 + r.slowest.ms;
   console.log(
-    `p50 miss: ${r.endpoint}, ${r.variant}, page ${r.page} (${(r.bytes / 1000).toFixed(0)} KB): HTTP ${ms(r.http.p50)} ms; JSON floor ${ms(r.jsonFloor.p50)} + slowest statement ${ms(r.slowest.ms)} = ${ms(bound)} ms, ${bound > targets.p50 ? "above" : "within"} the target`,
+    `p50 miss: ${r.endpoint}, ${r.variant}, page ${r.page} (${(r.bytes / 1000).toFixed(0)} KB): HTTP ${ms(r.http.p50)} ms; JSON floor ${ms(r.jsonFloor.p50)} + slowest statement ${ms(r.slowest.ms)} = ${ms(bound)} ms, ${bound > targets.p50 ? "above" : "within"} the target; statements in turn ${r.statementsMs.map(ms).join(" + ")} ms; ${r.path}`,
   );
 }
 
