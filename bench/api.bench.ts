@@ -12,7 +12,8 @@
  *    (recorded during a first request), replayed one after another through the `postgres` driver; and
  *    the floor of HTTP itself: the same body answered from memory by a bare `node:http` server in the
  *    same process, read by the same client; and the JSON floor: that server serializing the same answer
- *    anew for each request. For each page over the p50 target, its JSON floor plus its slowest statement.
+ *    anew for each request. For each page over the p50 target, its JSON floor plus its slowest statement,
+ *    each of its statements' time in turn and its path, to replay it.
  * 3. Throughput with autocannon (in a child process) at 32 and 64 connections: the hot address's first
  *    page of endpoint 2, and a mixed workload over many cold addresses and all endpoints.
  * 4. Storage: bytes per transaction, every table and index included, per table.
