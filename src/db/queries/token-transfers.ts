@@ -113,6 +113,11 @@ export async function listTokenTransfers(
     oldestFirst = false,
   }: ListTokenTransfersParameters,
 ): Promise<TokenTransferRow[]> {
+  // The limit stays a parameter. Unknown, it makes the planner price the plan PostgreSQL would keep for any
+  // values (its generic plan) as reading a tenth of the rows, so each page is planned with its own values.
+  // As a literal, a type's generic plan (every transfer walked from the newest) was priced at 702 against
+  // 700–720 for the types' own plans, low enough to be kept, and took 0.8–11 s for a type that only old
+  // blocks hold (docs/performance.md, "An eleventh machine at 10 M").
   const { params, bind } = createParameters([limit]);
   // Each type kept is its own index range scan (on the type stamped on the rows, see storeTokensAndTypes),
   // merged in page order: no walk past the transfers of other types, however old the matches are. An
