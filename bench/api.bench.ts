@@ -359,13 +359,11 @@ async function measure(
       entry.ms += performance.now() - t;
     }
   });
-  // The first of the slowest, as statements come.
-  const worst = timed.reduce<(typeof timed)[number] | undefined>(
-    (found, entry) => (found === undefined || entry.ms > found.ms ? entry : found),
-    undefined,
-  );
-  if (worst) Object.assign(slowest, worst.statement, { ms: worst.ms / (sql.n + 3) });
+  // Each run of the statements, the three untimed ones included, added to their times.
   statementsMs.push(...timed.map((entry) => entry.ms / (sql.n + 3)));
+  // The first of the slowest, as statements come.
+  const worst = statementsMs.indexOf(Math.max(...statementsMs));
+  if (worst >= 0) Object.assign(slowest, statements[worst], { ms: statementsMs[worst] });
   // A deep page is timed in turn with its first page: a ratio of two pages timed a minute apart would
   // carry whatever the machine did in between.
   const [http, firstInTurn] = await sampleInTurn([
