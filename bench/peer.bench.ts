@@ -29,14 +29,12 @@ const readPackageVersion = () =>
     .version;
 
 if (!existsSync(ponderBinary)) {
-  // npm 11's `npm ci` rejects a lock file over other platforms' optional packages (rollup's); install
-  // honours the lock all the same.
-  log("installing Ponder into bench/peer/ (npm install) ...\n");
-  const install = spawnSync("npm", ["install", "--no-audit", "--no-fund"], {
+  log("installing Ponder into bench/peer/ (npm ci) ...\n");
+  const install = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], {
     cwd: peerFolder,
     stdio: "inherit",
   });
-  if (install.status !== 0) throw new Error("npm install in bench/peer failed");
+  if (install.status !== 0) throw new Error("npm ci in bench/peer failed");
 }
 
 type PonderStatus = { ready: boolean; block: { number: number } | null };
