@@ -35,7 +35,7 @@ import { loadavg } from "node:os";
 import { serve } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { addressSuffix, positionPartsSql } from "../src/db/address-transaction-keys.ts";
-import type { Database, Queryable } from "../src/db/client.ts";
+import type { Database, Queryable, QueryOptions } from "../src/db/client.ts";
 import { Direction, receivedOrCreatedBits } from "../src/db/direction.ts";
 import { byteaParam } from "../src/db/table-rows.ts";
 import { createLogger } from "../src/logger.ts";
@@ -180,12 +180,12 @@ for (const [name, value] of shape)
 // ---------------------------------------------------------------------------------------------------
 // The API over HTTP, with the statements of each page recorded
 
-type Statement = { text: string; params: unknown[] };
+type Statement = { text: string; params: unknown[]; options: QueryOptions };
 let recording: Statement[] | null = null;
 const record = (target: Queryable): Queryable => ({
-  query(text, params = []) {
-    recording?.push({ text, params });
-    return target.query(text, params);
+  query(text, params = [], options = {}) {
+    recording?.push({ text, params, options });
+    return target.query(text, params, options);
   },
   exec: (text) => target.exec(text),
 });
@@ -328,7 +328,7 @@ async function measure(
   const statements = recording;
   recording = null;
   const items = (JSON.parse(first.body) as { items?: unknown[] } | null)?.items?.length ?? 1;
-  const slowest = { text: "", params: [] as unknown[], ms: -1 };
+  const slowest: Statement & { ms: number } = { text: "", params: [], options: {}, ms: -1 };
   const statementsMs: number[] = [];
   const base = {
     endpoint,
@@ -355,7 +355,7 @@ async function measure(
   const sql = await sample(async () => {
     for (const entry of timed) {
       const t = performance.now();
-      await db.query(entry.statement.text, entry.statement.params);
+      await db.query(entry.statement.text, entry.statement.params, entry.statement.options);
       entry.ms += performance.now() - t;
     }
   });

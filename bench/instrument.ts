@@ -49,7 +49,8 @@ export function statementKey(text: string): string {
 /** `db` with the time of every statement summed per {@link statementKey}, inside transactions too. */
 export function timedDatabase(db: Database, totals: Totals): Database {
   const wrap = (target: Queryable): Queryable => ({
-    query: (text, params) => timed(totals, statementKey(text), () => target.query(text, params)),
+    query: (text, params, options) =>
+      timed(totals, statementKey(text), () => target.query(text, params, options)),
     exec: (text) => timed(totals, "exec", () => target.exec(text)),
     ...(target.copyFrom && {
       copyFrom: (table: string, columns: readonly string[], data: string | Uint8Array<ArrayBuffer>) =>

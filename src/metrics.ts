@@ -144,10 +144,10 @@ export function createMetrics(): Metrics {
 export function observeQueries(db: Database, inFlight: Gauge): Database {
   return {
     ...db,
-    async query(text, params) {
+    async query(text, params, options) {
       inFlight.inc();
       try {
-        return await db.query(text, params);
+        return await db.query(text, params, options);
       } finally {
         inFlight.dec();
       }

@@ -261,7 +261,7 @@ describe("API admission", () => {
     });
     const gated: Database = {
       ...test.db,
-      query: (text, params) => gate.then(() => test.db.query(text, params)),
+      query: (text, params, options) => gate.then(() => test.db.query(text, params, options)),
       transaction: (work) => gate.then(() => test.db.transaction(work)),
     };
     const metrics = createMetrics();

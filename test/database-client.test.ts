@@ -26,6 +26,30 @@ describe.each(databaseKinds)("database connections on %s", (kind) => {
   });
 });
 
+// A statement that asks for a generic plan keeps one plan for any values on PostgreSQL; every other
+// statement is planned as PostgreSQL chooses. PGlite plans each statement anew, whatever is asked.
+describe.each(databaseKinds)("plans asked for on %s", (kind) => {
+  it("are generic only where asked, outside transactions, on PostgreSQL", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      const mode = "SELECT current_setting('plan_cache_mode') AS mode, $1::int AS n";
+      const modes = [
+        ...(await test.db.query<{ mode: string }>(mode, [1], { genericPlan: true })),
+        ...(await test.db.query<{ mode: string }>(mode, [2])),
+        ...(await test.db.transaction((tx) => tx.query<{ mode: string }>(mode, [3], { genericPlan: true }))),
+      ];
+      const generic = kind === "postgres" ? "force_generic_plan" : "auto";
+      expect(modes).toEqual([
+        { mode: generic, n: 1 },
+        { mode: "auto", n: 2 },
+        { mode: "auto", n: 3 },
+      ]);
+    } finally {
+      await test.drop();
+    }
+  });
+});
+
 // The writer sends a range's tables without waiting for one another, by COPY where it can.
 describe.each(databaseKinds)("COPY in a transaction on %s", (kind) => {
   const lines = (from: number, count: number) =>

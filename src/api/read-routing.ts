@@ -113,7 +113,7 @@ export function routeReads({
     get kind() {
       return routed().kind;
     },
-    query: (text, params) => routed().query(text, params),
+    query: (text, params, options) => routed().query(text, params, options),
     exec: (text) => routed().exec(text),
     transaction: (work) => routed().transaction(work),
     close: async () => {},

@@ -6,9 +6,25 @@ import { pipeline } from "node:stream/promises";
 import { PGlite, types } from "@electric-sql/pglite";
 import postgres from "postgres";
 
+/** How a statement is run. */
+export type QueryOptions = {
+  /**
+   * Plan the statement once per connection for any values (PostgreSQL's generic plan) instead of again at
+   * every execution, which can cost as much as running it. Only for a statement whose right plan is the
+   * same index ranges whatever its values: a plan kept for any values cannot see that a value is rare or
+   * old (docs/performance.md, "Generic plans, statement by statement"). Statements in a transaction, and
+   * on PGlite, are planned as usual.
+   */
+  genericPlan?: boolean;
+};
+
 /** Runs SQL with `$1`-style parameters; the same text runs on PostgreSQL and PGlite. */
 export type Queryable = {
-  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  query<Row = Record<string, unknown>>(
+    text: string,
+    params?: unknown[],
+    options?: QueryOptions,
+  ): Promise<Row[]>;
   /** Runs several statements without parameters (migrations). */
   exec(text: string): Promise<void>;
   /**
@@ -136,6 +152,12 @@ async function openPostgres(url: string): Promise<Database> {
   // `socket` is a documented option of postgres.js that its types leave out.
   const sql = postgres(url, options as typeof options & postgres.Options<never>);
   await sql`select 1`;
+  // The statements that ask for generic plans have their own connections, where that is the setting: a
+  // setting per statement would cost a round trip (or a transaction) each time.
+  const generic = postgres(url, {
+    ...options,
+    connection: { ...options.connection, plan_cache_mode: "force_generic_plan" },
+  } as typeof options & postgres.Options<never>);
   // Named and kept per connection: planning a page's joins took 4.2 ms of a 5 ms statement, and a
   // statement with parameters is always one statement, which is what a prepared statement must be.
   const query = <Row>(target: postgres.Sql | postgres.TransactionSql, text: string, params: unknown[]) =>
@@ -143,7 +165,8 @@ async function openPostgres(url: string): Promise<Database> {
       prepare: params.length > 0,
     }) as unknown as Promise<Row[]>;
   const pooled: Queryable = {
-    query: (text, params = []) => query(sql, text, params),
+    query: (text, params = [], { genericPlan = false } = {}) =>
+      query(genericPlan ? generic : sql, text, params),
     async exec(text) {
       await sql.unsafe(text);
     },
@@ -179,6 +202,8 @@ async function openPostgres(url: string): Promise<Database> {
     kind: "postgres",
     ...pooled,
     transaction: (work) => sql.begin((tx) => work(transactional(tx))) as Promise<never>,
-    close: () => sql.end({ timeout: 5 }),
+    close: async () => {
+      await Promise.all([sql.end({ timeout: 5 }), generic.end({ timeout: 5 })]);
+    },
   };
 }
