@@ -2,6 +2,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database, Queryable, QueryOptions } from "../src/db/client.ts";
 import { listAddressLogs } from "../src/db/queries/address-logs.ts";
+import { listTokenTransfers } from "../src/db/queries/token-transfers.ts";
 import { required } from "../src/required.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 
@@ -15,6 +16,7 @@ const busy = "0x00000000000000000000000000000000000000b0";
 const rare = "0x00000000000000000000000000000000000000a1";
 const topic = `0x${"ab".repeat(32)}`;
 const blocks = 100_000;
+const tokens = 100_000;
 
 type Statement = { text: string; params: unknown[]; options?: QueryOptions };
 type PlanNode = {
@@ -96,6 +98,12 @@ describe.each(postgresOnly)("plans of pages on %s", (kind) => {
       SELECT g, 0, 0, CASE WHEN g = 1 THEN '\\x${rare.slice(2)}'::bytea ELSE '\\x${busy.slice(2)}'::bytea END,
         '\\x${topic.slice(2)}', '\\x${topic.slice(2)}', '\\x'
       FROM generate_series(1, ${blocks}) g;
+      INSERT INTO tokens (address, type, first_seen_block, read_at_block, holders_count)
+      SELECT int4send(g), 'ERC-20', 1, 1, 0 FROM generate_series(1, ${tokens}) g;
+      INSERT INTO token_transfers (block_number, log_index, transaction_hash, transaction_index, token_address,
+        from_address, to_address, token_type, token_ids, amounts, token_contract_type)
+      SELECT g, 1, ${hash("t")}, 0, int4send(g % ${tokens} + 1), '\\x01', '\\x02', 'ERC-20', '{}', '{1}', 'ERC-20'
+      FROM generate_series(1, ${blocks}) g;
       ANALYZE;
     `);
   });
@@ -120,5 +128,19 @@ describe.each(postgresOnly)("plans of pages on %s", (kind) => {
       expect.arrayContaining(["logs", "blocks", "transactions"]),
     );
     expect(read.filter(([, rows]) => rows > 1)).toEqual([]);
+  });
+
+  it("every token transfer, newest first: one range of the transfers' key, each row's token looked up", async () => {
+    const statements: Statement[] = [];
+    const rows = await listTokenTransfers(recording(db, statements), { types: [], cursor: {}, limit: 51 });
+    expect(rows.map((row) => row.block_number)).toEqual(Array.from({ length: 51 }, (_, i) => blocks - i));
+    const [page] = statements;
+    expect(page?.options).toEqual({ genericPlan: true });
+    // The page's transfers and one more, and one lookup of each in the tables it is joined to.
+    const read = await rowsReadByPlan(required(test.url, "the URL"), required(page, "SQL"));
+    expect(read.map(([relation]) => relation)).toEqual(
+      expect.arrayContaining(["token_transfers", "tokens", "blocks", "transactions"]),
+    );
+    expect(read.filter(([, rows]) => rows > 52)).toEqual([]);
   });
 });

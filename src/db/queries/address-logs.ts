@@ -40,7 +40,7 @@ export async function listAddressLogs(
   db: Queryable,
   { address, topic, cursor, limit }: ListAddressLogsParameters,
 ): Promise<LogRow[]> {
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`not a page's limit: ${limit}`);
+  if (!(Number.isSafeInteger(limit) && limit >= 0)) throw new RangeError(`not a page's limit: ${limit}`);
   const keyset = keysetCondition(
     ["l.block_number", "l.log_index"],
     [cursor.block_number, cursor.index],

@@ -113,8 +113,17 @@ export async function listTokenTransfers(
     oldestFirst = false,
   }: ListTokenTransfersParameters,
 ): Promise<TokenTransferRow[]> {
+  // Every transfer of the chain, newest first (endpoint 8 without a type), is one range of the transfers'
+  // own key whatever the values: that page keeps one plan for any values (its generic plan), as planning it
+  // again at every page cost as much as running it. Every other page is planned with its own values.
+  const everyTransfer =
+    address === undefined &&
+    token === undefined &&
+    types.length === 0 &&
+    transactions === undefined &&
+    !oldestFirst;
   // The limit stays a parameter. Unknown, it makes the planner price the plan PostgreSQL would keep for any
-  // values (its generic plan) as reading a tenth of the rows, so each page is planned with its own values.
+  // values as reading a tenth of the rows, so each typed page is planned with its own values.
   // As a literal, a type's generic plan (every transfer walked from the newest) was priced at 702 against
   // 700–720 for the types' own plans, low enough to be kept, and took 0.8–11 s for a type that only old
   // blocks hold (docs/performance.md, "An eleventh machine at 10 M").
@@ -275,7 +284,9 @@ export async function listTokenTransfers(
        WHERE i.token_address = t.token_address AND i.token_id = t.token_id
        LIMIT 1
      ) i ON true`;
-  const rows = await db.query<TokenTransferRow>(`${query} ORDER BY ${order} LIMIT $1`, params);
+  const rows = await db.query<TokenTransferRow>(`${query} ORDER BY ${order} LIMIT $1`, params, {
+    genericPlan: everyTransfer,
+  });
   if (transactions !== undefined) {
     // Set in place: a copy of each of a page's hundreds of rows cost more than the statement saved.
     const byPosition = new Map(
