@@ -11,7 +11,6 @@ import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/
 // and old the matches are. Here the rare address has one log, in the oldest block, under 100,000 newer logs
 // of a busy address; a plan that walks the logs from the newest and filters them by address reads all of
 // them (0.8 s for the 10 M dataset's logs): the plan a page without a topic keeps for any address does.
-const postgresOnly = databaseKinds.filter((kind) => kind === "postgres");
 const busy = "0x00000000000000000000000000000000000000b0";
 const rare = "0x00000000000000000000000000000000000000a1";
 const topic = `0x${"ab".repeat(32)}`;
@@ -48,38 +47,49 @@ function literal(value: unknown): string {
 
 /**
  * The rows each scan read (kept and filtered out, over all its loops), by table, in the plan the statement
- * gets on its first execution: the one kept for any values if it asks for that, else its own.
+ * gets on its first execution: on PostgreSQL the one kept for any values if it asks for that, else its own;
+ * on PGlite, which plans every statement with its values, its own.
  */
-async function rowsReadByPlan(url: string, { text, params, options }: Statement) {
-  const mode = options?.genericPlan ? "force_generic_plan" : "auto";
-  const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { plan_cache_mode: mode } });
-  try {
-    await sql.unsafe(`PREPARE page AS ${text}`);
-    const [row] = await sql.unsafe(
-      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE page(${params.map(literal).join(", ")})`,
-    );
-    const [explained] = Object.values(required(row, "EXPLAIN's row")) as [{ Plan: PlanNode }[]];
-    const read: [string, number][] = [];
-    const walk = (node: PlanNode) => {
-      const relation = node["Relation Name"];
-      if (relation !== undefined)
-        read.push([
-          relation,
-          ((node["Actual Rows"] ?? 0) +
-            (node["Rows Removed by Filter"] ?? 0) +
-            (node["Rows Removed by Index Recheck"] ?? 0)) *
-            (node["Actual Loops"] ?? 1),
-        ]);
-      for (const child of node.Plans ?? []) walk(child);
-    };
-    walk(required(explained[0], "the plan").Plan);
-    return read;
-  } finally {
-    await sql.end();
+async function rowsReadByPlan(test: TestDatabase, { text, params, options }: Statement) {
+  const explain = `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE page(${params.map(literal).join(", ")})`;
+  let plan: unknown;
+  if (test.kind === "postgres") {
+    const mode = options?.genericPlan ? "force_generic_plan" : "auto";
+    const url = required(test.url, "the database's URL");
+    const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { plan_cache_mode: mode } });
+    try {
+      await sql.unsafe(`PREPARE page AS ${text}`);
+      [plan] = Object.values(required((await sql.unsafe(explain))[0], "EXPLAIN's row"));
+    } finally {
+      await sql.end();
+    }
+  } else {
+    await test.db.exec(`PREPARE page AS ${text}`);
+    try {
+      [plan] = Object.values(required((await test.db.query(explain))[0], "EXPLAIN's row"));
+    } finally {
+      await test.db.exec("DEALLOCATE page");
+    }
   }
+  const [explained] = (typeof plan === "string" ? JSON.parse(plan) : plan) as { Plan: PlanNode }[];
+  const read: [string, number][] = [];
+  const walk = (node: PlanNode) => {
+    const relation = node["Relation Name"];
+    if (relation !== undefined)
+      read.push([
+        relation,
+        ((node["Actual Rows"] ?? 0) +
+          (node["Rows Removed by Filter"] ?? 0) +
+          (node["Rows Removed by Index Recheck"] ?? 0)) *
+          (node["Actual Loops"] ?? 1),
+      ]);
+    for (const child of node.Plans ?? []) walk(child);
+  };
+  walk(required(explained, "the plan").Plan);
+  return read;
 }
 
-describe.each(postgresOnly)("plans of pages on %s", (kind) => {
+describe.each(databaseKinds)("plans of pages on %s", (kind) => {
   let test: TestDatabase;
   let db: Database;
   beforeAll(async () => {
@@ -123,7 +133,7 @@ describe.each(postgresOnly)("plans of pages on %s", (kind) => {
     expect(ofRare?.options).toEqual({ genericPlan: chosen !== undefined });
     // One row from each scan: the log's key (from each topic position's index), the log, its block and
     // its transaction.
-    const read = await rowsReadByPlan(required(test.url, "the URL"), required(ofRare, "SQL"));
+    const read = await rowsReadByPlan(test, required(ofRare, "SQL"));
     expect(read.map(([relation]) => relation)).toEqual(
       expect.arrayContaining(["logs", "blocks", "transactions"]),
     );
@@ -137,7 +147,7 @@ describe.each(postgresOnly)("plans of pages on %s", (kind) => {
     const [page] = statements;
     expect(page?.options).toEqual({ genericPlan: true });
     // The page's transfers and one more, and one lookup of each in the tables it is joined to.
-    const read = await rowsReadByPlan(required(test.url, "the URL"), required(page, "SQL"));
+    const read = await rowsReadByPlan(test, required(page, "SQL"));
     expect(read.map(([relation]) => relation)).toEqual(
       expect.arrayContaining(["token_transfers", "tokens", "blocks", "transactions"]),
     );
