@@ -1,4 +1,3 @@
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database, Queryable, QueryOptions } from "../src/db/client.ts";
 import { listAddressLogs } from "../src/db/queries/address-logs.ts";
@@ -51,26 +50,16 @@ function literal(value: unknown): string {
  * on PGlite, which plans every statement with its values, its own.
  */
 async function rowsReadByPlan(test: TestDatabase, { text, params, options }: Statement) {
-  const explain = `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE page(${params.map(literal).join(", ")})`;
-  let plan: unknown;
-  if (test.kind === "postgres") {
-    const mode = options?.genericPlan ? "force_generic_plan" : "auto";
-    const url = required(test.url, "the database's URL");
-    const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { plan_cache_mode: mode } });
-    try {
-      await sql.unsafe(`PREPARE page AS ${text}`);
-      [plan] = Object.values(required((await sql.unsafe(explain))[0], "EXPLAIN's row"));
-    } finally {
-      await sql.end();
-    }
-  } else {
-    await test.db.exec(`PREPARE page AS ${text}`);
-    try {
-      [plan] = Object.values(required((await test.db.query(explain))[0], "EXPLAIN's row"));
-    } finally {
-      await test.db.exec("DEALLOCATE page");
-    }
-  }
+  const mode = test.kind === "postgres" && options?.genericPlan ? "force_generic_plan" : "auto";
+  // One connection for the prepared statement and its EXPLAIN: a transaction's.
+  const plan = await test.db.transaction(async (tx) => {
+    await tx.exec(`SET LOCAL plan_cache_mode = ${mode}; PREPARE page AS ${text}`);
+    const [row] = await tx.query(
+      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE page(${params.map(literal).join(", ")})`,
+    );
+    await tx.exec("DEALLOCATE page");
+    return Object.values(required(row, "EXPLAIN's row"))[0];
+  });
   const [explained] = (typeof plan === "string" ? JSON.parse(plan) : plan) as { Plan: PlanNode }[];
   const read: [string, number][] = [];
   const walk = (node: PlanNode) => {

@@ -49,10 +49,10 @@ export async function listAddressLogs(
   );
   const params: unknown[] = [byteaParam(address), ...keyset.params];
   const order = "ORDER BY l.block_number DESC, l.log_index DESC";
+  // Written in where the plan is kept: unknown, it makes that plan expect a tenth of the matches.
+  const pageLimit = topic ? String(limit) : `$${params.push(limit)}`;
   let source = "logs l";
   let condition = `l.address = $1 AND ${keyset.sql}`;
-  // Written in where the plan is kept: unknown, it makes that plan expect a tenth of the matches.
-  let pageLimit = String(limit);
   if (topic) {
     const p = `$${params.push(byteaParam(topic))}`;
     // One index per position, keyed by the topic's last 8 bytes (an address topic's first 12 are zeros):
@@ -65,7 +65,7 @@ export async function listAddressLogs(
     );
     source = `(${positions.join(" UNION ")}) m JOIN logs l ON l.block_number = m.block_number AND l.log_index = m.log_index`;
     condition = "TRUE";
-  } else pageLimit = `$${params.push(limit)}`;
+  }
   return db.query<LogRow>(
     `SELECT l.block_number, l.log_index, ${hexColumn("b.hash", "block_hash")},
        ${hexColumn("t.hash", "transaction_hash")}, ${hexColumn("l.address", "address")},
