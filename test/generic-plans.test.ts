@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database, Queryable, QueryOptions } from "../src/db/client.ts";
 import { listAddressLogs } from "../src/db/queries/address-logs.ts";
 import { listTokenTransfers } from "../src/db/queries/token-transfers.ts";
+import { listTransactionLogs } from "../src/db/queries/transaction-logs.ts";
+import { listWithdrawals } from "../src/db/queries/withdrawals.ts";
 import { required } from "../src/required.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 
@@ -41,6 +43,7 @@ function recording(db: Queryable, into: Statement[]): Queryable {
 function literal(value: unknown): string {
   if (Buffer.isBuffer(value)) return `'\\x${value.toString("hex")}'::bytea`;
   if (typeof value === "number") return String(value);
+  if (Array.isArray(value)) return `'{${value.join(",")}}'`;
   return `'${String(value).replaceAll("'", "''")}'`;
 }
 
@@ -103,6 +106,9 @@ describe.each(databaseKinds)("plans of pages on %s", (kind) => {
         from_address, to_address, token_type, token_ids, amounts, token_contract_type)
       SELECT g, 1, ${hash("t")}, 0, int4send(g % ${tokens} + 1), '\\x01', '\\x02', 'ERC-20', '{}', '{1}', 'ERC-20'
       FROM generate_series(1, ${blocks}) g;
+      INSERT INTO withdrawals (index, block_number, validator_index, address, amount)
+      SELECT g, g, g, CASE WHEN g = 1 THEN '\\x${rare.slice(2)}'::bytea ELSE '\\x${busy.slice(2)}'::bytea END, 1
+      FROM generate_series(1, ${blocks}) g;
       ANALYZE;
     `);
   });
@@ -141,5 +147,111 @@ describe.each(databaseKinds)("plans of pages on %s", (kind) => {
       expect.arrayContaining(["token_transfers", "tokens", "blocks", "transactions"]),
     );
     expect(read.filter(([, rows]) => rows > 52)).toEqual([]);
+  });
+
+  it.each([
+    ["the rare address", { address: rare }, [1]],
+    ["the busy address", { address: busy }, Array.from({ length: 51 }, (_, i) => blocks - i)],
+    ["the oldest block", { blockNumber: 1 }, [1]],
+  ])(
+    "withdrawals of %s: planned with their values, an index range of their own",
+    async (_, where, indexes) => {
+      const statements: Statement[] = [];
+      const rows = await listWithdrawals(recording(db, statements), { where, cursor: {}, limit: 51 });
+      expect(rows.map((row) => row.index)).toEqual(indexes);
+      const [page] = statements;
+      // The plan kept for any address cannot tell a rare one: where few addresses receive withdrawals, it
+      // walks them all from the newest and filters them by address (100,000 rows for the rare address here).
+      expect(page?.options?.genericPlan).toBeFalsy();
+      const read = await rowsReadByPlan(test, required(page, "SQL"));
+      expect(read.map(([relation]) => relation)).toEqual(expect.arrayContaining(["withdrawals", "blocks"]));
+      expect(read.filter(([, rows]) => rows > indexes.length)).toEqual([]);
+    },
+  );
+});
+
+describe.each(databaseKinds)("plans of the transfers and logs of given transactions on %s", (kind) => {
+  let test: TestDatabase;
+  let db: Database;
+  // As on a chain: many transfers a block, each transaction its own, of tokens spread over many. One
+  // transfer a block, or a few tokens, did not show the walks below.
+  const blocks = 3_000;
+  const perBlock = 35;
+  const tokens = 100_000;
+  beforeAll(async () => {
+    test = await createTestDatabase(kind);
+    db = test.db;
+    await db.exec(`
+      INSERT INTO tokens (address, type, first_seen_block, read_at_block, holders_count)
+      SELECT int4send(g), 'ERC-20', 1, 1, 0 FROM generate_series(1, ${tokens}) g;
+      INSERT INTO token_transfers (block_number, log_index, transaction_hash, transaction_index, token_address,
+        from_address, to_address, token_type, token_ids, amounts, token_contract_type)
+      SELECT b, i, sha256(int4send(b * ${perBlock} + i)), i, int4send((b * ${perBlock} + i) % ${tokens} + 1),
+        '\\x01', '\\x02', 'ERC-20', '{}', '{1}', 'ERC-20'
+      FROM generate_series(1, ${blocks}) b, generate_series(0, ${perBlock - 1}) i;
+      INSERT INTO logs (block_number, log_index, transaction_index, address, topic0, data)
+      SELECT block_number, log_index, transaction_index, token_address, '\\x${topic.slice(2)}', '\\x'
+      FROM token_transfers;
+      ANALYZE;
+    `);
+  });
+  afterAll(() => test.drop());
+
+  const newest = Array.from({ length: 50 }, (_, i) => blocks - i);
+  const oldest = Array.from({ length: 50 }, (_, i) => 50 - i);
+  // Each transaction is the fourth of its block, with one log: its transfer.
+  const ofBlocks = (numbers: number[]) =>
+    numbers.map((block_number) => ({
+      block_number,
+      index: 3,
+      block_hash: `0x${"00".repeat(32)}`,
+      timestamp: 0,
+      input: "0x",
+      first_log_index: 3,
+      log_count: 1,
+    }));
+  const cases = [
+    ["the newest transaction's summary", [blocks], { oldestFirst: true, limit: 10 }],
+    ["the oldest transaction's summary", [1], { oldestFirst: true, limit: 10 }],
+    ["a page of the newest transactions", newest, { perTransaction: 11, limit: 550 }],
+    ["a page of the oldest transactions", oldest, { perTransaction: 11, limit: 550 }],
+  ] as const;
+
+  // Merged with the transactions' ranges in key order, the transfers were walked from the oldest (a summary)
+  // or from the newest (a page) until the transactions' blocks were reached: 105,000 rows for the newest
+  // transaction's summary, in the plan kept for any values. Joined to the tokens, a page's transfers hashed
+  // all 100,000 of them, in the plan made for its values.
+  it.each(cases)("the transfers of %s: a range of their key per transaction", async (_, numbers, page) => {
+    const statements: Statement[] = [];
+    const rows = await listTokenTransfers(recording(db, statements), {
+      transactions: ofBlocks([...numbers]),
+      types: [],
+      cursor: {},
+      ...page,
+    });
+    expect(
+      rows.map((row) => [row.block_number, row.log_index]).sort(([a], [b]) => Number(b) - Number(a)),
+    ).toEqual(numbers.map((number) => [number, 3]));
+    const [transfers] = statements;
+    expect(transfers?.options).toEqual({ genericPlan: true });
+    // Each transaction's transfer and its token, looked up once each.
+    const read = await rowsReadByPlan(test, required(transfers, "SQL"));
+    expect(read.map(([relation]) => relation)).toEqual(expect.arrayContaining(["token_transfers", "tokens"]));
+    expect(read.filter(([, rows]) => rows > numbers.length)).toEqual([]);
+  });
+
+  it.each(cases)("the logs of %s, by topic: a range of their key per transaction", async (_, numbers) => {
+    const statements: Statement[] = [];
+    const rows = await listTransactionLogs(recording(db, statements), {
+      transactions: ofBlocks([...numbers]),
+      topic0s: [topic],
+    });
+    expect(rows.map((row) => [row.block_number, row.log_index])).toEqual(
+      [...numbers].sort((a, b) => a - b).map((number) => [number, 3]),
+    );
+    const [logs] = statements;
+    expect(logs?.options).toEqual({ genericPlan: true });
+    const read = await rowsReadByPlan(test, required(logs, "SQL"));
+    expect(read).toEqual([["logs", numbers.length]]);
   });
 });

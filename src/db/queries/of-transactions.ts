@@ -31,7 +31,12 @@ export function rowsOfTransactions(
   const blocks = bind(ranges.map((range) => range.block_number));
   const firsts = bind(ranges.map((range) => range.first_log_index));
   const ends = bind(ranges.map((range) => range.first_log_index + range.log_count));
+  // Each range is read on its own, for its transaction (a LATERAL subquery that its limit, the range's
+  // length, keeps from being merged into a join). Joined to the ranges, the table can be merged with them in
+  // key order: a plan kept for any values, which cannot see how few ranges there are, walked every transfer
+  // from the oldest up to a new transaction's block.
   return `(SELECT ${alias}.* FROM unnest(${blocks}::int8[], ${firsts}::int4[], ${ends}::int4[]) AS r(block_number, first_log_index, end_log_index)
-     JOIN ${table} ${alias} ON ${alias}.block_number = r.block_number
-       AND ${alias}.log_index >= r.first_log_index AND ${alias}.log_index < r.end_log_index) ${alias}`;
+     CROSS JOIN LATERAL (SELECT * FROM ${table} ${alias} WHERE ${alias}.block_number = r.block_number
+       AND ${alias}.log_index >= r.first_log_index AND ${alias}.log_index < r.end_log_index
+       LIMIT r.end_log_index - r.first_log_index) ${alias}) ${alias}`;
 }

@@ -113,15 +113,18 @@ export async function listTokenTransfers(
     oldestFirst = false,
   }: ListTokenTransfersParameters,
 ): Promise<TokenTransferRow[]> {
-  // Every transfer of the chain, newest first (endpoint 8 without a type), is one range of the transfers'
-  // own key whatever the values: that page keeps one plan for any values (its generic plan), as planning it
-  // again at every page cost as much as running it. Every other page is planned with its own values.
+  // Two statements are the same ranges of the transfers' own key whatever the values, and keep one plan for
+  // any values (their generic plan), as planning them again at every request cost as much as running them:
+  // every transfer of the chain, newest first (endpoint 8 without a type), and the transfers of given
+  // transactions, one range per transaction (endpoints 2 and 7). Every other page is planned with its own
+  // values: a type or an address may be rare, and only its values tell the planner so.
   const everyTransfer =
     address === undefined &&
     token === undefined &&
     types.length === 0 &&
     transactions === undefined &&
     !oldestFirst;
+  const samePlanForAnyValues = everyTransfer || transactions !== undefined;
   // The limit stays a parameter. Unknown, it makes the planner price the plan PostgreSQL would keep for any
   // values as reading a tenth of the rows, so each typed page is planned with its own values.
   // As a literal, a type's generic plan (every transfer walked from the newest) was priced at 702 against
@@ -266,8 +269,10 @@ export async function listTokenTransfers(
      JOIN transactions tx ON tx.block_number = t.block_number AND tx.index = t.transaction_index`,
         }
       : { columns: "", joins: "" };
-  // The instance is one primary-key lookup per row, is_unique included (LIMIT keeps the subquery from
-  // being flattened into a join, where the planner read all the token's instances for a few rows).
+  // The token and the instance are one primary-key lookup per row, is_unique included (LIMIT keeps each
+  // subquery from being flattened into a join: there the planner read all the token's instances for a few
+  // rows, and hashed every token of the chain for a page of transactions, whose rows it overestimates as
+  // each transfer's batch is spread).
   const query = `SELECT t.block_number, t.transaction_index, t.log_index, t.position, t.batch_size,
        ${hexColumn("t.transaction_hash", "transaction_hash")}, ${located.columns}
        ${hexColumn("t.token_address", "token_address")}, ${hexColumn("t.from_address", "from_address")},
@@ -277,7 +282,11 @@ export async function listTokenTransfers(
        i.token_address IS NOT NULL AS has_instance, i.metadata, i.metadata_error,
        ${isUniqueSql("i", "t.token_id")} AS is_unique
      FROM (${shown}) t
-     JOIN tokens k ON k.address = t.token_address
+     JOIN LATERAL (
+       SELECT k.type, k.name, k.symbol, k.decimals, k.total_supply, k.holders_count FROM tokens k
+       WHERE k.address = t.token_address
+       LIMIT 1
+     ) k ON true
      ${located.joins}
      LEFT JOIN LATERAL (
        SELECT i.token_address, i.metadata, i.metadata_error, i.holders, i.units FROM token_instances i
@@ -285,7 +294,7 @@ export async function listTokenTransfers(
        LIMIT 1
      ) i ON true`;
   const rows = await db.query<TokenTransferRow>(`${query} ORDER BY ${order} LIMIT $1`, params, {
-    genericPlan: everyTransfer,
+    genericPlan: samePlanForAnyValues,
   });
   if (transactions !== undefined) {
     // Set in place: a copy of each of a page's hundreds of rows cost more than the statement saved.

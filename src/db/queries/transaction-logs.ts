@@ -22,6 +22,7 @@ export type ListTransactionLogsParameters = {
 /**
  * The logs of some transactions, in block and log order, with their topics as one array: one range of
  * log indexes per transaction (without them, a rare topic0 made the planner scan every log of the chain).
+ * Those ranges are the plan whatever the values, so the statement keeps one plan for any values.
  */
 export async function listTransactionLogs(
   db: Queryable,
@@ -42,6 +43,7 @@ export async function listTransactionLogs(
      ${ofTopics}
      ORDER BY l.block_number, l.log_index`,
     params,
+    { genericPlan: true },
   );
   return rows.map(({ topic0, topic1, topic2, topic3, ...log }) => ({
     ...log,
