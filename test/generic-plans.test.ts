@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database, Queryable, QueryOptions } from "../src/db/client.ts";
 import { listAddressLogs } from "../src/db/queries/address-logs.ts";
+import { findAddresses } from "../src/db/queries/addresses.ts";
 import { listTokenTransfers } from "../src/db/queries/token-transfers.ts";
 import { listTransactionLogs } from "../src/db/queries/transaction-logs.ts";
 import { listWithdrawals } from "../src/db/queries/withdrawals.ts";
@@ -184,10 +185,13 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
     await db.exec(`
       INSERT INTO tokens (address, type, first_seen_block, read_at_block, holders_count)
       SELECT int4send(g), 'ERC-20', 1, 1, 0 FROM generate_series(1, ${tokens}) g;
+      INSERT INTO addresses (hash, is_contract, first_seen_block)
+      SELECT int4send(g), true, 1 FROM generate_series(1, ${tokens}) g;
       INSERT INTO token_transfers (block_number, log_index, transaction_hash, transaction_index, token_address,
         from_address, to_address, token_type, token_ids, amounts, token_contract_type)
       SELECT b, i, sha256(int4send(b * ${perBlock} + i)), i, int4send((b * ${perBlock} + i) % ${tokens} + 1),
-        '\\x01', '\\x02', 'ERC-20', '{}', '{1}', 'ERC-20'
+        int4send((b * ${perBlock} + i + 1) % ${tokens} + 1), int4send((b * ${perBlock} + i + 2) % ${tokens} + 1),
+        'ERC-20', '{}', '{1}', 'ERC-20'
       FROM generate_series(1, ${blocks}) b, generate_series(0, ${perBlock - 1}) i;
       INSERT INTO logs (block_number, log_index, transaction_index, address, topic0, data)
       SELECT block_number, log_index, transaction_index, token_address, '\\x${topic.slice(2)}', '\\x'
@@ -253,5 +257,23 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
     expect(logs?.options).toEqual({ genericPlan: true });
     const read = await rowsReadByPlan(test, required(logs, "SQL"));
     expect(read).toEqual([["logs", numbers.length]]);
+  });
+
+  it.each(cases)("the addresses of %s and of their transfers: each looked up by key", async (_, numbers) => {
+    const statements: Statement[] = [];
+    const listed = Array.from({ length: 100 }, (_, i) => `0x${(tokens - i).toString(16).padStart(8, "0")}`);
+    const found = await findAddresses(recording(db, statements), listed, {
+      transfersOf: { transactions: ofBlocks([...numbers]), perTransaction: 11 },
+      withAbis: listed.slice(0, 5),
+    });
+    // The listed addresses, and each transfer's two parties.
+    expect(found.size).toBe(100 + 2 * numbers.length);
+    const [addresses] = statements;
+    expect(addresses?.options).toEqual({ genericPlan: true });
+    const read = await rowsReadByPlan(test, required(addresses, "SQL"));
+    expect(read.map(([relation]) => relation)).toEqual(
+      expect.arrayContaining(["token_transfers", "addresses", "tokens"]),
+    );
+    expect(read.filter(([, rows]) => rows > found.size)).toEqual([]);
   });
 });

@@ -59,7 +59,9 @@ function currentProxyJoin(address: string, alias: string): string {
 /**
  * What is known of each address, keyed by lowercase hex: seen on chain, imported ABI and contract name,
  * current proxy state and its implementation's name, and the ABIs of those asked `withAbis`. Addresses
- * known in none of these are absent. One query for all the addresses of a page.
+ * known in none of these are absent. One query for all the addresses of a page, whose plan, a lookup by key
+ * in each table for each address, is kept for any values: planned for the few addresses of a small page, it
+ * cost as much as running it.
  */
 export async function findAddresses(
   db: Queryable,
@@ -105,6 +107,7 @@ export async function findAddresses(
      LEFT JOIN tokens k ON k.address = q.hash
      WHERE a.hash IS NOT NULL OR own.address IS NOT NULL OR proxy.proxy_type IS NOT NULL`,
     params,
+    { genericPlan: true },
   );
   return new Map(
     rows.map((row) => [
