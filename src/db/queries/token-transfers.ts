@@ -118,13 +118,9 @@ export async function listTokenTransfers(
   // every transfer of the chain, newest first (endpoint 8 without a type), and the transfers of given
   // transactions, one range per transaction (endpoints 2 and 7). Every other page is planned with its own
   // values: a type or an address may be rare, and only its values tell the planner so.
-  const everyTransfer =
-    address === undefined &&
-    token === undefined &&
-    types.length === 0 &&
-    transactions === undefined &&
-    !oldestFirst;
-  const samePlanForAnyValues = everyTransfer || transactions !== undefined;
+  const samePlanForAnyValues =
+    transactions !== undefined ||
+    (address === undefined && token === undefined && types.length === 0 && !oldestFirst);
   // The limit stays a parameter. Unknown, it makes the planner price the plan PostgreSQL would keep for any
   // values as reading a tenth of the rows, so each typed page is planned with its own values.
   // As a literal, a type's generic plan (every transfer walked from the newest) was priced at 702 against
