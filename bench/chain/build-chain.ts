@@ -92,6 +92,7 @@ export async function startBenchChain(parameters: StartBenchChainParameters = {}
     : undefined;
   const history = `${folder}history-${process.pid}`;
   await mkdir(folder, { recursive: true });
+  await removeAbandonedHistories(folder);
   log(`building the benchmark chain (${blocks} blocks of about ${transactionsPerBlock} transactions) ...\n`);
   const started = performance.now();
   const anvil = await startAnvil({
@@ -134,6 +135,29 @@ export async function startBenchChain(parameters: StartBenchChainParameters = {}
 }
 
 /** Marks `chain` as served for other processes until the returned function is called. */
+/**
+ * Removes the historical states left by builds whose process is gone: a run killed before its `stop` (an
+ * interrupted benchmark, a crash) leaves its folder behind, about 25 GB each, and a few of them filled this
+ * machine's disk. A folder whose process id is alive again under another program stays.
+ */
+async function removeAbandonedHistories(folder: string): Promise<void> {
+  for (const entry of await readdir(folder)) {
+    const pid = /^history-(\d+)$/.exec(entry)?.[1];
+    if (pid !== undefined && !processExists(Number(pid)))
+      await rm(join(folder, entry), { recursive: true, force: true });
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 export async function announceBenchChain(chain: BenchChain, parameters: StartBenchChainParameters = {}) {
   const file = `${benchChainFolder(parameters)}served.json`;
   await writeFile(file, JSON.stringify({ ...chain, pid: process.pid }, null, 2));
