@@ -134,7 +134,6 @@ export async function startBenchChain(parameters: StartBenchChainParameters = {}
   }
 }
 
-/** Marks `chain` as served for other processes until the returned function is called. */
 /**
  * Removes the historical states left by builds whose process is gone: a run killed before its `stop` (an
  * interrupted benchmark, a crash) leaves its folder behind, about 25 GB each, and a few of them filled this
@@ -158,6 +157,7 @@ function processExists(pid: number): boolean {
   }
 }
 
+/** Marks `chain` as served for other processes until the returned function is called. */
 export async function announceBenchChain(chain: BenchChain, parameters: StartBenchChainParameters = {}) {
   const file = `${benchChainFolder(parameters)}served.json`;
   await writeFile(file, JSON.stringify({ ...chain, pid: process.pid }, null, 2));
