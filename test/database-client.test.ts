@@ -221,3 +221,42 @@ async function counts(db: Queryable): Promise<number[]> {
   );
   return [a, b];
 }
+
+// libpq's URL form for a Unix socket, as `psql` reads it: the socket's directory in the `host` parameter.
+// Over loopback TCP a large answer now and then waits 40 ms for a delayed acknowledgement (README).
+describe.each(databaseKinds.filter((kind) => kind === "postgres"))(
+  "a URL naming a Unix socket on %s",
+  (kind) => {
+    it("connects through the socket, COPY included", async () => {
+      const test = await createTestDatabase(kind);
+      try {
+        const { directories } = only(
+          await test.db.query<{ directories: string }>(
+            "SELECT current_setting('unix_socket_directories') AS directories",
+          ),
+        );
+        const url = new URL(required(test.url, "the test database's URL"));
+        url.searchParams.set("host", required(directories.split(",")[0], "a socket directory").trim());
+        const db = await openDatabase({ databaseUrl: url.toString() });
+        try {
+          const copied = await db.transaction(async (tx) => {
+            await tx.exec("CREATE TEMP TABLE copied (n int) ON COMMIT DROP");
+            await required(tx.copyFrom, "COPY").call(tx, "copied", ["n"], "1\n2\n");
+            return tx.query<{ rows: number }>("SELECT count(*)::int AS rows FROM copied");
+          });
+          const [where] = await db.query<{ socket: boolean; name: string }>(
+            "SELECT inet_server_addr() IS NULL AS socket, current_database() AS name",
+          );
+          expect({ where, copied }).toEqual({
+            where: { socket: true, name: url.pathname.slice(1) },
+            copied: [{ rows: 2 }],
+          });
+        } finally {
+          await db.close();
+        }
+      } finally {
+        await test.drop();
+      }
+    });
+  },
+);

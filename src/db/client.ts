@@ -122,13 +122,33 @@ async function copyIn(
   await Promise.race([pipeline(Readable.from([data]), stream), rejected]);
 }
 
-async function openPostgres(url: string): Promise<Database> {
+/**
+ * libpq's `host` query parameter, taken out of a URL: `postgres://user@localhost/db?host=/var/run/postgresql`
+ * names a Unix socket's directory (or hosts) the way `psql` reads it. postgres.js would send it to the server
+ * as a setting, which the server refuses.
+ */
+function takeHostParameter(databaseUrl: string): { url: string; host?: string } {
+  // The query alone is parsed: a URL naming several hosts (`h1:5432,h2:5432`) is no WHATWG URL.
+  const start = databaseUrl.indexOf("?");
+  if (start === -1) return { url: databaseUrl };
+  const query = new URLSearchParams(databaseUrl.slice(start + 1));
+  const host = query.get("host");
+  if (host === null) return { url: databaseUrl };
+  query.delete("host");
+  const rest = query.toString();
+  return { url: databaseUrl.slice(0, start) + (rest ? `?${rest}` : ""), host };
+}
+
+async function openPostgres(databaseUrl: string): Promise<Database> {
+  const { url, host: hostParameter } = takeHostParameter(databaseUrl);
+  const named = hostParameter === undefined ? {} : { host: hostParameter };
   // Parsed by the driver without connecting: which server the URL names.
-  const { host, port, path } = postgres(url).options;
+  const { host, port, path } = postgres(url, named).options;
   const oneTcpServer = !path && host.length === 1;
   // Behind the driver's own TCP sockets a COPY waits ~85 ms on Nagle: rows are inserted instead.
   const copies = Boolean(path) || oneTcpServer;
   const options = {
+    ...named,
     max: 10,
     onnotice: () => {},
     // No JIT compilation: it cost more than the query itself (0.6 s for a page that runs in 0.5 ms) as
