@@ -246,6 +246,23 @@ describe.each(databaseKinds)("address lists on %s", (kind) => {
       );
     });
 
+    it("takes a block number or an index beyond any transaction's as standing past it", async () => {
+      const path = `/api/v2/addresses/${chain.a}/transactions`;
+      const first = await get(path);
+      const largest = `block_number=${"9".repeat(18)}&index=${"9".repeat(9)}`;
+      expect((await get(`${path}?${largest}`)).body).toEqual(first.body);
+      const oldestFirst = await get(`${path}?sort=block_number&order=asc&${largest}`);
+      expect(oldestFirst.status).toBe(200);
+      expect(oldestFirst.body).toEqual({ items: [], next_page_params: null });
+      // Each of A's transactions is alone in its block: past every index of one, the page starts with it.
+      const item = first.body.items[10];
+      const beyond = await get(`${path}?block_number=${item.block_number}&index=${2 ** 24 + 1}`);
+      expect(beyond.body.items[0].hash).toBe(item.hash);
+      expect(beyond.body).toEqual(
+        (await get(`${path}?block_number=${item.block_number}&index=${"9".repeat(9)}`)).body,
+      );
+    });
+
     it("answers an unknown address with an empty page", async () => {
       const { status, body } = await get(
         "/api/v2/addresses/0x000000000000000000000000000000000000dEaD/transactions",

@@ -63,6 +63,26 @@ describe.each(databaseKinds)("hostile input on %s", (kind) => {
     }
   });
 
+  it("answers the largest cursor numbers the patterns accept, alone and together, without an error", async () => {
+    let sent = 0;
+    for (const endpoint of endpoints) {
+      const properties = endpoint.schema.querystring.properties as Record<string, { pattern?: string }>;
+      // The most digits each cursor number's pattern (`^([0-9]{1,N}|null|)$`) lets through.
+      const largest = Object.entries(properties).flatMap(([key, { pattern }]) => {
+        const digits = pattern?.match(/^\^\(\[0-9\]\{1,(\d+)\}/)?.[1];
+        return digits === undefined ? [] : [`${key}=${"9".repeat(Number(digits))}`];
+      });
+      if (largest.length === 0) continue;
+      const path = endpointPath(endpoint, wellFormedPathValues);
+      for (const query of [...largest, largest.join("&")]) {
+        const response = await app.inject(`${path}?${query}`);
+        expect([200, 404], `${path}?${query}`).toContain(response.statusCode);
+        sent++;
+      }
+    }
+    expect(sent).toBeGreaterThan(20);
+  });
+
   it("answers parameters named after Object's own members as unknown fields", async () => {
     const named = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"];
     for (const path of paths) {

@@ -30,6 +30,12 @@ export function addressSuffixSql(column: string): string {
  */
 const indexBits = 24;
 
+/** The largest index a position holds; no transaction is at it or beyond. */
+const maxIndex = (1 << indexBits) - 1;
+
+/** The largest block number a position holds (2^39 - 1): the last bit of a `bigint` is its sign. */
+const maxBlockNumber = 2 ** (63 - indexBits) - 1;
+
 /** The position of the transaction at `index` in block `blockNumber`: both in one ordered integer. */
 export function transactionPosition(blockNumber: number | bigint, index: number): bigint {
   return (BigInt(blockNumber) << BigInt(indexBits)) | BigInt(index);
@@ -44,13 +50,15 @@ export function transactionPositionSql(blockNumber: string, index: string): stri
 export function positionPartsSql(position: string): { blockNumber: string; index: string } {
   return {
     blockNumber: `(${position} >> ${indexBits})`,
-    index: `(${position} & ${(1 << indexBits) - 1})::integer`,
+    index: `(${position} & ${maxIndex})::integer`,
   };
 }
 
 /**
  * The position a cursor resumes after: its block and index; a cursor without the index resumes past its
- * whole block, as a cursor of the block number alone did.
+ * whole block, as a cursor of the block number alone did. A client may send any block number or index the
+ * cursor's pattern allows: one past what a position holds stands beyond every transaction of its block (an
+ * index) or of the chain (a block number), where its bits would have spilled into the block's.
  */
 export function cursorPosition(
   blockNumber: number | null | undefined,
@@ -58,7 +66,8 @@ export function cursorPosition(
   order: "asc" | "desc",
 ): bigint | null {
   if (blockNumber == null) return null;
-  return transactionPosition(blockNumber, index ?? (order === "desc" ? 0 : (1 << indexBits) - 1));
+  if (blockNumber > maxBlockNumber) return transactionPosition(maxBlockNumber, maxIndex);
+  return transactionPosition(blockNumber, Math.min(index ?? (order === "desc" ? 0 : maxIndex), maxIndex));
 }
 
 /**
