@@ -263,6 +263,17 @@ describe.each(databaseKinds)("address lists on %s", (kind) => {
       );
     });
 
+    it("reads a key sent twice as Blockscout does: its last value", async () => {
+      const path = `/api/v2/addresses/${chain.a}/transactions`;
+      const twice = await get(`${path}?filter=from&filter=to&items_count=50&items_count=50`);
+      expect(twice.status).toBe(200);
+      expect(twice.body).toEqual((await get(`${path}?filter=to&items_count=50`)).body);
+      const first = await get(path);
+      const { block_number, index } = first.body.next_page_params;
+      const resent = await get(`${path}?block_number=1&index=0&block_number=${block_number}&index=${index}`);
+      expect(resent.body).toEqual((await get(`${path}?block_number=${block_number}&index=${index}`)).body);
+    });
+
     it("answers an unknown address with an empty page", async () => {
       const { status, body } = await get(
         "/api/v2/addresses/0x000000000000000000000000000000000000dEaD/transactions",

@@ -115,6 +115,8 @@ describe.each(databaseKinds)("operations over HTTP (%s)", (kind) => {
       const answer = parseAnswer(await exchange(port, request));
       expect(answer.status, request.slice(0, 40)).toBe(status);
       expect(answer.headers).toContain("content-type: application/json; charset=utf-8");
+      expect(answer.headers).toContain("access-control-allow-origin: *");
+      expect(answer.headers).toMatch(/x-request-id: [0-9a-f-]{36}/);
       expect(answer.body).toEqual({ message: expect.any(String) });
       expect(JSON.stringify(answer.body)).not.toContain("%E0");
     }

@@ -96,13 +96,16 @@ export async function createApiServer({
       headersTimeout: requestTimeoutMs,
       connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs),
     },
-    routerOptions: { maxParamLength },
+    routerOptions: { maxParamLength, querystringParser: parseQueryString },
     // Answers that Node's HTTP parser and fastify's router give before any route runs, in the contract's shape.
     clientErrorHandler: answerClientError,
-    frameworkErrors: (error, _request, reply) => {
+    // They skip the hooks, which set these headers on every other answer.
+    frameworkErrors: (error, request, reply) => {
       const tooLong = error.code === "FST_ERR_MAX_PARAM_LENGTH";
       (reply as FastifyReply)
         .code(tooLong ? 414 : 400)
+        .header("access-control-allow-origin", "*")
+        .header("x-request-id", request.id)
         .send({ message: tooLong ? "URI too long" : "Malformed URL" });
     },
     ajv: {
@@ -110,7 +113,11 @@ export async function createApiServer({
     },
   });
   // Not strict: a bare OPTIONS (no Origin or requested method) is answered like a preflight, not with a 400.
-  await app.register(cors, { origin: "*", strictPreflight: false });
+  await app.register(cors, { origin: "*", methods: ["GET", "HEAD"], strictPreflight: false });
+  // A read-only API reads no body: whatever a request carries, its answer is the one its path and method
+  // get (a malformed JSON body on an unknown action is still an unknown action).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", (_request, _payload, done) => done(null));
   // After CORS, so that a browser can read a 429 too.
   registerRateLimit(app, rateLimits);
   // Before the routes: the OpenAPI document is collected from each route as it is registered.
@@ -138,7 +145,8 @@ export async function createApiServer({
     return reply.status(status).send({ message: error.message });
   });
   app.setNotFoundHandler((request, reply) => {
-    if (request.url.startsWith("/api/v2/"))
+    const path = request.url.split("?", 1)[0];
+    if (path === "/api/v2" || path?.startsWith("/api/v2/"))
       return reply.status(400).send({ message: "Unknown API v2 action" });
     return reply.status(404).send({ message: "Not found" });
   });
@@ -181,6 +189,16 @@ export async function createApiServer({
   return app;
 }
 
+/**
+ * A query string as Blockscout (Plug) reads it: a key given more than once keeps its last value, where
+ * fastify would make a list of them that no parameter's schema takes.
+ */
+function parseQueryString(text: string): Record<string, string> {
+  const query: Record<string, string> = Object.create(null);
+  for (const [key, value] of new URLSearchParams(text)) query[key] = value;
+  return query;
+}
+
 const statusTexts: Record<number, string> = {
   400: "Bad Request",
   408: "Request Timeout",
@@ -208,6 +226,7 @@ function answerClientError(error: Error & { code?: string }, socket: import("nod
   const body = JSON.stringify({ message: statusTexts[status] });
   socket.end(
     `HTTP/1.1 ${status} ${statusTexts[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `access-control-allow-origin: *\r\nx-request-id: ${randomUUID()}\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

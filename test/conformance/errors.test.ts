@@ -159,10 +159,23 @@ describe.each(databaseKinds)("the error catalogue on %s", (kind) => {
       "/api/v2/nothing",
       "/api/v2/addresses/0x12/whatever",
       "/api/v2/token-transfers/extra",
+      "/api/v2",
+      "/api/v2?items_count=50",
     ]) {
       const response = await get(url);
       expect(response.status, url).toBe(400);
       expect(response.body, url).toEqual({ message: "Unknown API v2 action" });
+    }
+    // The API reads no body: a POST is an unknown action whatever it carries.
+    for (const payload of ["{not json", '{"a":1}', "plain text"]) {
+      const response = await chain.app.inject({
+        method: "POST",
+        url: list("addressTransactions"),
+        headers: { "content-type": payload.startsWith("{") ? "application/json" : "text/plain" },
+        payload,
+      });
+      expect(response.statusCode, payload).toBe(400);
+      expect(response.json(), payload).toEqual({ message: "Unknown API v2 action" });
     }
   });
 
@@ -172,6 +185,9 @@ describe.each(databaseKinds)("the error catalogue on %s", (kind) => {
       `${list("addressTransactions")}?filter=x`,
       "/api/v2/nothing",
       `/api/v2/tokens/${unknownAddress}/holders`,
+      // Answered by the router before any route or hook: a malformed URL, a path parameter too long.
+      "/api/v2/%zz",
+      `/api/v2/addresses/0x${"f".repeat(1_001)}/tokens`,
     ]) {
       const response = await get(url);
       expect(response.headers["content-type"], url).toBe("application/json; charset=utf-8");
@@ -186,6 +202,7 @@ describe.each(databaseKinds)("the error catalogue on %s", (kind) => {
     });
     expect(preflight.statusCode).toBeLessThan(300);
     expect(preflight.headers["access-control-allow-origin"]).toBe("*");
-    expect(String(preflight.headers["access-control-allow-methods"])).toContain("GET");
+    // A read-only API: reads, and nothing a browser would send a body with.
+    expect(preflight.headers["access-control-allow-methods"]).toBe("GET, HEAD");
   });
 });
