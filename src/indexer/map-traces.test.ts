@@ -452,6 +452,16 @@ describe("mapParityBlock on a recorded mainnet block (erigon trace_block)", () =
     expect(() => mapParityBlock(recording, shuffled)).toThrow(RpcInvalidAnswerError);
     expect(() => mapParityBlock(recording, contexts.slice(1))).toThrow(RpcInvalidAnswerError);
   });
+
+  test("a transaction without frames is a block the node has not traced: refetch", () => {
+    const contexts = mapped.map((rows) => ({ hash: at(rows, 0).transactionHash, gas: 1n, gasUsed: 1n }));
+    // A node that lacks the block answers [] (anvil) or null (erigon, taken as []).
+    expect(() => mapParityBlock([], contexts)).toThrow(RpcInvalidAnswerError);
+    const withoutLast = recording.filter((trace) => trace.transactionPosition !== contexts.length - 1);
+    expect(withoutLast.length).toBeLessThan(recording.length);
+    expect(() => mapParityBlock(withoutLast, contexts)).toThrow(RpcInvalidAnswerError);
+    expect(mapParityBlock([], [])).toEqual([]);
+  });
 });
 
 test("normalizeTraceError maps every node's wording to one text", () => {

@@ -132,8 +132,9 @@ export function mapCallTracerBlock(
  * @param transactions - The block's transactions with their receipts' `gasUsed`, in block order; it also
  *   sets how many arrays are returned. Without it, or where an entry is missing, the top frame keeps the
  *   tracer's own gas figures (Parity subtracts the intrinsic gas from both).
- * @throws {RpcInvalidAnswerError} when a trace names a transaction that is not at its position, or a
- *   transaction's frames do not start with its top-level frame: refetch.
+ * @throws {RpcInvalidAnswerError} when a trace names a transaction that is not at its position, a
+ *   transaction's frames do not start with its top-level frame, or (with `transactions`) a transaction has
+ *   none: refetch.
  *
  * @example
  * const frames = mapParityBlock(await client.request("trace_block", [n]), contexts);
@@ -168,6 +169,10 @@ export function mapParityBlock(
   for (let t = 0; t < count; t++) {
     const group = groups[t];
     if (!group) {
+      // Every transaction is at least its top-level call or creation: none means a node that has not traced
+      // the block (anvil answers [] for a block it lacks, erigon null), not a transaction without frames.
+      if (transactions)
+        throw new RpcInvalidAnswerError(`the traces have no frame of transaction ${t} of the block`);
       mapped.push([]);
       continue;
     }
