@@ -3,6 +3,7 @@ import { blocksCheckpoint } from "./checkpoints.ts";
 import type { Database } from "./client.ts";
 import { byteaParam } from "./table-rows.ts";
 import { deleteAbove, insertRange, type RangeRows } from "./tables.ts";
+import { storeTokensAndTypes } from "./token-types.ts";
 
 /** The stored chain does not continue into the range: its parent is not the block stored below it. */
 export class ChainDivergedError extends BaseError {
@@ -67,11 +68,14 @@ export async function writeRange(
 
 /**
  * Deletes everything above `blockNumber` and moves the checkpoint there, in one transaction: the node's
- * chain became shorter than the stored one.
+ * chain became shorter than the stored one. The deletion leaves a supply read above `blockNumber` unknown:
+ * `supplies` holds the token rows that read them again at `blockNumber` (the indexer's attachTokens on no
+ * blocks), stored in the same transaction.
  */
-export async function rollBackTo(db: Database, blockNumber: bigint): Promise<void> {
+export async function rollBackTo(db: Database, blockNumber: bigint, supplies: RangeRows): Promise<void> {
   await db.transaction(async (tx) => {
     await deleteAbove(tx, blockNumber);
+    await storeTokensAndTypes(tx, supplies);
     await tx.query("UPDATE checkpoints SET block_number = $2 WHERE name = $1", [
       blocksCheckpoint,
       blockNumber.toString(),

@@ -9,7 +9,8 @@ import type { TransformedRange } from "./transform-range.ts";
 export type AttachTokensParameters = {
   client: RpcClient;
   db: Database;
-  range: TransformedRange;
+  /** The range's rows and its last block, where state is read; empty for a chain cut back to `to`. */
+  range: Pick<TransformedRange, "rows" | "to" | "tokenCandidates" | "tokenReadings">;
   /** Tokens first seen above this block are being replaced (a reorganization) and count as new. */
   keptUpTo?: bigint;
 };

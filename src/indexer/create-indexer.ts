@@ -4,6 +4,7 @@ import { ensureChainIdentity } from "../db/chain-identity.ts";
 import { readCheckpoint } from "../db/checkpoints.ts";
 import type { Database } from "../db/client.ts";
 import { compactIndexesIfWorthIt, dropAbandonedRebuilds } from "../db/compact-indexes.ts";
+import { createRangeRows } from "../db/tables.ts";
 import { recordHeartbeat, recordPastRpcIndexed } from "../db/user-operations-status.ts";
 import { ChainDivergedError, readBlockHashes, rollBackTo, writeRange } from "../db/write-range.ts";
 import { BaseError } from "../errors.ts";
@@ -322,7 +323,16 @@ export function createIndexer({
     const wanted = tip > ancestor + BigInt(rangeSize) ? tip : ancestor + BigInt(rangeSize);
     const end = head < wanted ? head : wanted;
     if (end <= ancestor) {
-      await rollBackTo(db, ancestor);
+      // Nothing replaces the orphaned blocks: supplies read in them are read again at the ancestor, which
+      // is the node's head.
+      const supplies = createRangeRows();
+      const range = { rows: supplies, to: ancestor, tokenCandidates: new Map(), tokenReadings: new Map() };
+      await retryForever(() => attachTokens({ client, db, range, keptUpTo: ancestor }), {
+        what: `supplies at block ${ancestor}`,
+        logger,
+        signal,
+      });
+      await rollBackTo(db, ancestor, supplies);
     } else {
       const range = await fetchAndTransform(ancestor + 1n, end, signal);
       await writeRange(db, {
