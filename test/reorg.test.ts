@@ -8,6 +8,7 @@ import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
 import { demoArtifact } from "./support/demo-artifact.ts";
 import { at, only } from "./support/elements.ts";
+import { type FaultProxy, startFaultProxy } from "./support/fault-proxy.ts";
 import { type FollowedNode, followNode } from "./support/index-node.ts";
 import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
 import { transact, waitForReceipt } from "./support/transact.ts";
@@ -183,6 +184,53 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
     await client.request("anvil_rollback", [3]);
     await waitFor(async () => (await readCheckpoint(test.db)) === before - 3n, "the rollback to be followed");
     await expectCanonical();
+  });
+});
+
+describe.each(databaseKinds)("a reorganization while one is followed, on %s", (kind) => {
+  let anvil: Anvil;
+  let proxy: FaultProxy | undefined;
+  let indexed: FollowedNode | undefined;
+  afterAll(async () => {
+    await indexed?.drop();
+    await proxy?.close();
+    await anvil?.stop();
+  });
+
+  it("searches for the common ancestor again and ends on the node's chain", async () => {
+    anvil = await startAnvil();
+    const node = createRpcClient({ url: anvil.rpcUrl });
+    const account = at(await node.request<Hex[]>("eth_accounts"), 0);
+    await node.request("anvil_mine", ["0x1e"]);
+    let armed = false;
+    let fired = false;
+    proxy = await startFaultProxy({
+      target: anvil.rpcUrl,
+      faults: [],
+      rate: 0,
+      // The first reorganization's fetch of its blocks: the node moves first to a fork that leaves the
+      // chain below the ancestor that reorganization found.
+      beforeForward: async (calls) => {
+        const fetchesBlocks = calls.some(
+          (call) => call.method === "eth_getBlockByNumber" && call.params?.[1],
+        );
+        if (!armed || !fetchesBlocks) return;
+        armed = false;
+        await node.request("anvil_reorg", [5, [[{ from: account, to: account, value: "0x2", gasPrice }, 0]]]);
+        fired = true;
+      },
+    });
+    indexed = await followNode(kind, createRpcClient({ url: proxy.url }), {
+      pollIntervalMs: 20,
+      rangeSize: 10,
+    });
+    const { test, running } = indexed;
+    await untilIndexedHead(node, test.db);
+    armed = true;
+    await node.request("anvil_reorg", [2, [[{ from: account, to: account, value: "0x1", gasPrice }, 0]]]);
+    await until("the second reorganization", async () => fired, { failOn: running });
+    await untilIndexedHead(node, test.db, { failOn: running });
+    expect(await fingerprint(test.db)).toEqual(await freshIndexFingerprint(node, kind));
   });
 });
 

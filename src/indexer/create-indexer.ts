@@ -311,9 +311,23 @@ export function createIndexer({
 
   /**
    * Replaces the stored blocks above the common ancestor with the node's canonical ones (or drops them
-   * when the node's chain is now shorter), in one transaction.
+   * when the node's chain is now shorter), in one transaction. A node that moves to yet another chain
+   * while this one is followed (a fork that flaps, backends behind a load balancer) leaves the fetched
+   * blocks without the stored ancestor as their parent: the ancestor is then searched for again.
    */
   async function reorganize(tip: bigint, signal?: AbortSignal) {
+    for (;;) {
+      try {
+        return await replaceAboveAncestor(tip, signal);
+      } catch (error) {
+        if (!(error instanceof ChainDivergedError)) throw error;
+        logger.warn({ err: error }, "the node's chain moved during a reorganization; searching again");
+        signal?.throwIfAborted();
+      }
+    }
+  }
+
+  async function replaceAboveAncestor(tip: bigint, signal?: AbortSignal) {
     const head = await retryForever(() => eth_blockNumber(client), {
       what: "eth_blockNumber",
       logger,

@@ -44,6 +44,8 @@ export type StartFaultProxyParameters = {
   rate: number;
   /** Seed of the fault draws, so a run can be repeated (as far as concurrent requests arrive in order). */
   seed?: number;
+  /** Run before a request is forwarded, to change the node's chain under a given call. */
+  beforeForward?: (calls: JsonRpcCall[]) => Promise<void>;
 };
 
 export type FaultProxy = {
@@ -60,7 +62,7 @@ export type FaultProxy = {
   close(): Promise<void>;
 };
 
-type JsonRpcCall = { id?: unknown; method?: string; params?: unknown[] };
+export type JsonRpcCall = { id?: unknown; method?: string; params?: unknown[] };
 type JsonRpcAnswer = { jsonrpc?: string; id?: unknown; result?: unknown; error?: unknown };
 
 /** Errors real nodes send for a call that may well succeed when asked again. */
@@ -82,6 +84,7 @@ export async function startFaultProxy({
   faults,
   rate,
   seed = 1,
+  beforeForward,
 }: StartFaultProxyParameters): Promise<FaultProxy> {
   const random = mulberry32(seed);
   const counts = Object.fromEntries(faultKinds.map((kind) => [kind, 0])) as Record<FaultKind, number>;
@@ -129,6 +132,7 @@ export async function startFaultProxy({
         return response.writeHead(503).end("Service Unavailable");
     }
 
+    await beforeForward?.(calls);
     const { status, text } = await forward(body);
     // setDown or close cut the connection while the node was answering.
     if (request.socket.destroyed) return;

@@ -3,10 +3,17 @@ import type { Database } from "../../src/db/client.ts";
 import type { RpcClient } from "../../src/rpc/client.ts";
 import { type DatabaseKind, fingerprint } from "./databases.ts";
 import { indexNode } from "./index-node.ts";
-import { until } from "./until.ts";
+import { type UntilOptions, until } from "./until.ts";
 
-/** Waits until `db` holds exactly the node's head block, by number and hash, as its checkpoint. */
-export async function untilIndexedHead(client: RpcClient, db: Database): Promise<void> {
+/**
+ * Waits until `db` holds exactly the node's head block, by number and hash, as its checkpoint; `failOn`
+ * ends the wait with an indexer's failure.
+ */
+export async function untilIndexedHead(
+  client: RpcClient,
+  db: Database,
+  { failOn }: Pick<UntilOptions, "failOn"> = {},
+): Promise<void> {
   await until(
     "the indexer to reach the node's head",
     async () => {
@@ -20,7 +27,7 @@ export async function untilIndexedHead(client: RpcClient, db: Database): Promise
       );
       return row?.hash === head.hash && (await readCheckpoint(db)) === BigInt(head.number);
     },
-    60_000,
+    { timeoutMs: 60_000, failOn },
   );
 }
 
