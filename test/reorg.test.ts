@@ -1,4 +1,4 @@
-import { encodeDeployData, encodeFunctionData, type Hex, toHex } from "viem";
+import { encodeDeployData, encodeFunctionData, getContractAddress, type Hex, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { readCheckpoint } from "../src/db/checkpoints.ts";
@@ -15,6 +15,8 @@ import { transact, waitForReceipt } from "./support/transact.ts";
 import { until } from "./support/until.ts";
 
 const gasPrice = toHex(10_000_000_000n);
+/** Init code of a contract whose every call returns 42. */
+const returnsFortyTwo: Hex = "0x600a600c600039600a6000f3602a60005260206000f3";
 
 /** Waits for `condition`; a loaded 2-core machine can take many seconds to mine and index. */
 const waitFor = (condition: () => Promise<boolean>, what: string) => until(what, condition, 60_000);
@@ -170,20 +172,35 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
     },
   );
 
-  it("drops blocks when the node's chain gets shorter, and reads again the supply read in them", async () => {
+  it("drops blocks when the node's chain gets shorter: supplies read and contracts created in them", async () => {
     await caughtUp();
-    // A mint in the last block: the token's supply is read there, and that block is dropped.
+    // An address seen first as a plain recipient, where the dropped blocks then create a contract.
+    const deployer = at(accounts, 6);
+    const nonce = await client.request<Hex>("eth_getTransactionCount", [deployer, "latest"]);
+    const future = getContractAddress({ from: deployer, nonce: BigInt(nonce) });
+    await transact(client, { from: at(accounts, 1), to: future, value: "0x1", gasPrice });
+    const before = BigInt(await client.request<string>("eth_blockNumber"));
+    // A mint, whose block the token's supply is read at, and the creation: both dropped.
     await transact(client, {
       from: at(accounts, 0),
       to: token,
       data: tokenCall("mint", [accounts[3], 5n]),
       gasPrice,
     });
+    const created = await transact(client, { from: deployer, data: returnsFortyTwo, gasPrice });
+    expect(created.contractAddress?.toLowerCase()).toBe(future.toLowerCase());
+    await transact(client, { from: at(accounts, 2), to: accounts[3], value: "0x1", gasPrice });
     await caughtUp();
-    const before = BigInt(await client.request<string>("eth_blockNumber"));
     await client.request("anvil_rollback", [3]);
-    await waitFor(async () => (await readCheckpoint(test.db)) === before - 3n, "the rollback to be followed");
+    await waitFor(async () => (await readCheckpoint(test.db)) === before, "the rollback to be followed");
+    // A call with input to the address, which holds no code on the node's chain.
+    await transact(client, { from: at(accounts, 2), to: future, data: "0x12345678", gasPrice });
     await expectCanonical();
+    const [address] = await test.db.query<{ is_contract: boolean }>(
+      "SELECT is_contract FROM addresses WHERE hash = $1",
+      [Buffer.from(future.slice(2), "hex")],
+    );
+    expect(address).toEqual({ is_contract: false });
   });
 });
 

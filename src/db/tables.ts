@@ -416,19 +416,32 @@ export const tables = {
         first_seen_block = LEAST(addresses.first_seen_block, excluded.first_seen_block)`,
     },
     // Runs first, while the orphaned rows that name an address are still there: an address goes when
-    // no kept block saw it.
+    // no kept block saw it, and one created in an orphaned block is no contract in the kept ones (a
+    // creation fails where there is code already).
     reorganization: {
-      delete: `DELETE FROM addresses WHERE first_seen_block > $1 AND hash IN (
-        SELECT from_address FROM transactions WHERE block_number > $1
-        UNION SELECT to_address FROM transactions WHERE block_number > $1
-        UNION SELECT created_contract FROM transactions WHERE block_number > $1
-        UNION SELECT address FROM logs WHERE block_number > $1
-        UNION SELECT miner FROM blocks WHERE number > $1
-        UNION SELECT address FROM withdrawals WHERE block_number > $1
-        UNION SELECT to_address FROM internal_transactions WHERE block_number > $1
-        UNION SELECT created_contract FROM internal_transactions WHERE block_number > $1
-        UNION SELECT from_address FROM token_transfers WHERE block_number > $1
-        UNION SELECT to_address FROM token_transfers WHERE block_number > $1)`,
+      run: async (tx, above) => {
+        await tx.query(
+          `DELETE FROM addresses WHERE first_seen_block > $1 AND hash IN (
+            SELECT from_address FROM transactions WHERE block_number > $1
+            UNION SELECT to_address FROM transactions WHERE block_number > $1
+            UNION SELECT created_contract FROM transactions WHERE block_number > $1
+            UNION SELECT address FROM logs WHERE block_number > $1
+            UNION SELECT miner FROM blocks WHERE number > $1
+            UNION SELECT address FROM withdrawals WHERE block_number > $1
+            UNION SELECT to_address FROM internal_transactions WHERE block_number > $1
+            UNION SELECT created_contract FROM internal_transactions WHERE block_number > $1
+            UNION SELECT from_address FROM token_transfers WHERE block_number > $1
+            UNION SELECT to_address FROM token_transfers WHERE block_number > $1)`,
+          [above.toString()],
+        );
+        // A failed creation keeps the address it aimed at; a failed internal one has none.
+        await tx.query(
+          `UPDATE addresses SET is_contract = false WHERE is_contract AND hash IN (
+            SELECT created_contract FROM transactions WHERE block_number > $1 AND status IS DISTINCT FROM 0
+            UNION SELECT created_contract FROM internal_transactions WHERE block_number > $1)`,
+          [above.toString()],
+        );
+      },
     },
   }),
   // Progress of each indexing stream, moved by the writer in the same transaction as the data.

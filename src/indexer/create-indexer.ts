@@ -105,8 +105,10 @@ export function createIndexer({
   liveTtlMs = Math.max(30_000, 3 * pollIntervalMs),
   compactIndexesAfter = defaultCompactIndexesAfter,
 }: CreateIndexerParameters): Indexer {
-  const knownContracts = new Set<Address>();
-  const describedTokens = new Set<Address>();
+  // What earlier ranges showed, to spare the node questions; a reorganization starts both afresh, since
+  // ranges of the chain it leaves (some still in flight, holding the sets they were given) filled them.
+  let knownContracts = new Set<Address>();
+  let describedTokens = new Set<Address>();
   const state: IndexerStatus = {
     indexedBlock: null,
     headBlock: null,
@@ -328,6 +330,8 @@ export function createIndexer({
   }
 
   async function replaceAboveAncestor(tip: bigint, signal?: AbortSignal) {
+    knownContracts = new Set();
+    describedTokens = new Set();
     const head = await retryForever(() => eth_blockNumber(client), {
       what: "eth_blockNumber",
       logger,
