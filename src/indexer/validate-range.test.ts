@@ -52,6 +52,34 @@ describe("validateRange on mainnet block 18,000,000", () => {
     expect(rejects([block], [receipts])).toContain("does not match transaction");
   });
 
+  it("rejects receipts that lost their logs, by the logs blooms", () => {
+    const { block, receipts } = fresh();
+    // The block's last receipt with logs: emptying it keeps the log indexes contiguous.
+    const index =
+      receipts.length - 1 - [...receipts].reverse().findIndex((receipt) => receipt.logs.length > 0);
+    at(receipts, index).logs = [];
+    expect(rejects([block], [receipts])).toContain(`receipt ${index} has a logs bloom but no logs`);
+    for (const receipt of receipts) {
+      receipt.logs = [];
+      receipt.logsBloom = `0x${"00".repeat(256)}`;
+    }
+    expect(rejects([block], [receipts])).toContain(
+      "its logs bloom is not empty but its receipts have no logs",
+    );
+    // A chain that leaves its blooms empty is not held to them.
+    block.logsBloom = `0x${"00".repeat(256)}`;
+    expect(validateRange({ from, to: from, blocks: [block], receipts: [receipts] }).blocks).toHaveLength(1);
+  });
+
+  it("rejects withdrawal indexes that do not increase", () => {
+    const { block, receipts } = fresh();
+    const withdrawal = { index: "0x10", validatorIndex: "0x1", address: block.miner, amount: "0x1" } as const;
+    block.withdrawals = [withdrawal, { ...withdrawal, index: "0x11" }];
+    expect(validateRange({ from, to: from, blocks: [block], receipts: [receipts] }).blocks).toHaveLength(1);
+    block.withdrawals = [withdrawal, withdrawal];
+    expect(rejects([block], [receipts])).toContain("withdrawal 16 does not follow withdrawal 16");
+  });
+
   it("rejects a receipt from another block", () => {
     const { block, receipts } = fresh();
     at(receipts, 10).blockHash = `0x${"11".repeat(32)}`;
@@ -79,11 +107,17 @@ describe("validateRange on mainnet block 18,000,000", () => {
       hash: `0x${"33".repeat(32)}`,
       parentHash: `0x${"44".repeat(32)}`,
       transactions: [],
+      // No transactions, no logs: an empty bloom; and withdrawals of its own (none).
+      logsBloom: `0x${"00".repeat(256)}`,
+      withdrawals: [],
     } as RpcFullBlock;
     expect(rejects([block, next], [receipts, []], from + 1n)).toContain("parent hash");
     next.parentHash = block.hash as `0x${string}`;
     expect(
       validateRange({ from, to: from + 1n, blocks: [block, next], receipts: [receipts, []] }).blocks,
     ).toHaveLength(2);
+    // Some nodes answer null for the receipts of a block without transactions: its list is empty.
+    const valid = validateRange({ from, to: from + 1n, blocks: [block, next], receipts: [receipts, null] });
+    expect(valid.receipts[1]).toEqual([]);
   });
 });

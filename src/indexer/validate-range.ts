@@ -1,3 +1,4 @@
+import type { Hex } from "viem";
 import { RpcInvalidAnswerError } from "../rpc/errors.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
 
@@ -14,7 +15,8 @@ export type ValidateRangeReturnType = { blocks: RpcFullBlock[]; receipts: RpcRec
  * Checks that the node's answers for a range describe one consistent chain segment before anything is
  * stored: every block present with the asked number, each block's parent hash equal to the previous
  * block's hash, transactions belonging to their block in order, exactly one receipt per transaction
- * with matching hashes and indexes, and log indexes contiguous across each block.
+ * with matching hashes and indexes, log indexes contiguous across each block, logs behind every bloom
+ * that has bits set, and withdrawal indexes increasing.
  * @throws {RpcInvalidAnswerError} naming the first inconsistency; the caller refetches.
  */
 export function validateRange({
@@ -29,6 +31,8 @@ export function validateRange({
       `asked for ${expected} blocks, got ${blocks.length} blocks and ${receipts.length} receipt lists`,
     );
   }
+  let lastWithdrawal: bigint | null = null;
+  const validReceipts: RpcReceipt[][] = [];
   for (let i = 0; i < expected; i++) {
     const number = from + BigInt(i);
     const block = blocks[i];
@@ -49,6 +53,7 @@ export function validateRange({
     // Some nodes answer null rather than [] for a block without transactions.
     const blockReceipts = block.transactions.length === 0 ? (receipts[i] ?? []) : receipts[i];
     if (!blockReceipts) throw invalid(`block ${number}: node has no receipts for ${block.hash}`);
+    validReceipts.push(blockReceipts);
     if (blockReceipts.length !== block.transactions.length) {
       throw invalid(
         `block ${number}: ${block.transactions.length} transactions but ${blockReceipts.length} receipts`,
@@ -67,6 +72,8 @@ export function validateRange({
           `block ${number}: receipt ${t} (${receipt.transactionHash}) does not match transaction ${transaction?.hash}`,
         );
       }
+      if (receipt.logs.length === 0 && bloomHasBits(receipt.logsBloom))
+        throw invalid(`block ${number}: receipt ${t} has a logs bloom but no logs`);
       for (const log of receipt.logs) {
         if (
           Number(log.logIndex) !== logIndex ||
@@ -80,8 +87,24 @@ export function validateRange({
         logIndex++;
       }
     });
+    // An answer that lost a receipt's logs, or all of a block's, shows in the blooms, which then still
+    // have bits set. (Checking each bit against the logs would catch a lost log among others too, but
+    // hashing every address and topic cost 4–6 ms for a mainnet block of 291 logs.)
+    if (bloomHasBits(block.logsBloom) && logIndex === 0)
+      throw invalid(`block ${number}: its logs bloom is not empty but its receipts have no logs`);
+    for (const withdrawal of block.withdrawals ?? []) {
+      const index = BigInt(withdrawal.index);
+      if (lastWithdrawal !== null && index <= lastWithdrawal)
+        throw invalid(`block ${number}: withdrawal ${index} does not follow withdrawal ${lastWithdrawal}`);
+      lastWithdrawal = index;
+    }
   }
-  return { blocks: blocks as RpcFullBlock[], receipts: receipts as RpcReceipt[][] };
+  return { blocks: blocks as RpcFullBlock[], receipts: validReceipts };
+}
+
+/** Whether a logs bloom has a bit set: some log must then stand behind it. */
+function bloomHasBits(logsBloom: Hex | null | undefined): boolean {
+  return logsBloom != null && !/^0x0*$/.test(logsBloom);
 }
 
 function invalid(message: string): RpcInvalidAnswerError {
