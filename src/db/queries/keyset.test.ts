@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expandDecimal } from "../../decimal.ts";
-import { notFromDouble } from "./keyset.ts";
+import { belowDoubleRounding, notFromDouble } from "./keyset.ts";
 
 describe("notFromDouble", () => {
   it("takes every integer below 2^53 as exact, and negative values", () => {
@@ -48,5 +48,29 @@ describe("notFromDouble", () => {
     expect(notFromDouble("00100000000000000000000")).toBe(false);
     expect(notFromDouble("123456789012345678901.5")).toBe(false);
     expect(notFromDouble("abc")).toBe(false);
+  });
+});
+
+describe("belowDoubleRounding", () => {
+  it("stands below every integer that prints as the same double, and only just", () => {
+    // A seeded walk over magnitudes from 2^53 to 2^260, each value sent back as String(JSON.parse(...)).
+    let seed = 29n;
+    for (let i = 0; i < 2_000; i++) {
+      seed = (seed * 6364136223846793005n + 1442695040888963407n) % 2n ** 64n;
+      const bits = 53n + (seed % 208n);
+      const exact = 2n ** bits + ((seed * 2654435761n) % 2n ** bits);
+      const sent = expandDecimal(String(Number(exact))) ?? "";
+      const below = BigInt(belowDoubleRounding(sent));
+      expect(below <= exact, `${exact} sent as ${sent}`).toBe(true);
+      // The integer just under the bound rounds to a smaller double: nothing of the next page far below it
+      // is passed over.
+      expect(Number(below - 1n) < Number(exact), `${exact} sent as ${sent}`).toBe(true);
+    }
+  });
+
+  it("keeps a value no double printed", () => {
+    for (const value of ["0", "9007199254740991", "4994000000000000000001"]) {
+      expect(belowDoubleRounding(value)).toBe(value);
+    }
   });
 });

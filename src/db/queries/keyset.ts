@@ -84,6 +84,23 @@ export function notFromDouble(value: string): boolean {
   return value === whole && expandDecimal(String(Number(whole))) !== expandDecimal(whole);
 }
 
+/**
+ * The value a value-ordered list (largest first) resumes below when the cursor names no row: the value
+ * sent, or, when it may be a double's rounding (see {@link notFromDouble}), the least integer that double
+ * could stand for. Below the rounded value itself, the previous page's last row (whose exact value may be
+ * above it) would come again; below this bound no row of the previous page does, and those of the next
+ * within the rounding are passed over, which nothing but the row's own keys could tell apart.
+ */
+export function belowDoubleRounding(sentValue: string): string {
+  if (notFromDouble(sentValue)) return sentValue;
+  const double = Number(sentValue);
+  if (!Number.isFinite(double) || double < 2 ** 53) return sentValue;
+  const integer = BigInt(double);
+  // Half the gap between neighbouring doubles of this magnitude, whose 53 bits leave the rest to rounding.
+  const halfGap = 2n ** BigInt(integer.toString(2).length - 54);
+  return (integer - halfGap).toString();
+}
+
 /** A statement's parameters and the function that binds one more, giving its `$n` placeholder. */
 export type StatementParameters = { params: unknown[]; bind: (value: unknown) => string };
 

@@ -1,7 +1,7 @@
 import type { Queryable } from "../client.ts";
 import { byteaParam, byteaText } from "../table-rows.ts";
 import { nftTokenTypes, storedTokenTypes } from "../token-types.ts";
-import { hexColumn, resumeValueSql } from "./keyset.ts";
+import { belowDoubleRounding, hexColumn, resumeValueSql } from "./keyset.ts";
 
 /** A token as the API renders it, with the exact number of its holders. */
 export type TokenRow = {
@@ -108,15 +108,16 @@ export async function listAddressTokens(
   const params: unknown[] = [byteaParam(address), limit];
   let after = (_value: string, _token: string, _id: string) => "TRUE";
   if (cursor.value !== null) {
-    const sent = `$${params.push(cursor.value)}::numeric`;
     if (cursor.token_address !== null && cursor.token_id !== null) {
+      const sent = `$${params.push(cursor.value)}::numeric`;
       const token = `$${params.push(byteaParam(cursor.token_address))}::bytea`;
       const id = `$${params.push(cursor.token_id)}::numeric`;
       const resume = resumeValueSql(sent, cursor.value, () => ({ token, tokenId: id, holder: "$1" }));
       after = (value, tokenAddress, tokenId) =>
         `(${value}, ${tokenAddress}, ${tokenId}) < (${resume}, ${token}, ${id})`;
     } else {
-      after = (value) => `${value} < ${sent}`;
+      const below = `$${params.push(belowDoubleRounding(cursor.value))}::numeric`;
+      after = (value) => `${value} < ${below}`;
     }
   }
   // Three kinds of rows, each read in page order by an index of its own and cut at a page, then merged:
@@ -298,9 +299,10 @@ export async function listTokenHolders(
   }
   let keyset = "TRUE";
   if (cursor.value !== null) {
-    const sent = `$${params.push(cursor.value)}::numeric`;
-    if (cursor.holder === null) keyset = `h.value < ${sent}`;
+    if (cursor.holder === null)
+      keyset = `h.value < $${params.push(belowDoubleRounding(cursor.value))}::numeric`;
     else {
+      const sent = `$${params.push(cursor.value)}::numeric`;
       const holder = `$${params.push(byteaParam(cursor.holder))}::bytea`;
       const value = resumeValueSql(
         sent,
