@@ -434,11 +434,14 @@ export const tables = {
             UNION SELECT to_address FROM token_transfers WHERE block_number > $1)`,
           [above.toString()],
         );
-        // A failed creation keeps the address it aimed at; a failed internal one has none.
+        // A failed creation keeps the address it aimed at; a failed internal one has none. Without the
+        // IS NOT NULL, the planner counts every orphaned transaction as a creation and scans all addresses.
         await tx.query(
           `UPDATE addresses SET is_contract = false WHERE is_contract AND hash IN (
-            SELECT created_contract FROM transactions WHERE block_number > $1 AND status IS DISTINCT FROM 0
-            UNION SELECT created_contract FROM internal_transactions WHERE block_number > $1)`,
+            SELECT created_contract FROM transactions
+            WHERE block_number > $1 AND created_contract IS NOT NULL AND status IS DISTINCT FROM 0
+            UNION SELECT created_contract FROM internal_transactions
+            WHERE block_number > $1 AND created_contract IS NOT NULL)`,
           [above.toString()],
         );
       },
