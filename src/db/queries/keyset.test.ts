@@ -2,6 +2,20 @@ import { describe, expect, it } from "vitest";
 import { expandDecimal } from "../../decimal.ts";
 import { belowDoubleRounding, notFromDouble } from "./keyset.ts";
 
+/**
+ * A seeded walk of 2,000 integers over magnitudes from 2^53 to 2^260, each as the frontend sends it back
+ * (`String(JSON.parse(...))`) and as the API hands it to the query layer (spelled out).
+ */
+function* sentAsDoubles(seed: bigint): Generator<{ exact: bigint; printed: string; spelled: string }> {
+  for (let i = 0; i < 2_000; i++) {
+    seed = (seed * 6364136223846793005n + 1442695040888963407n) % 2n ** 64n;
+    const bits = 53n + (seed % 208n);
+    const exact = 2n ** bits + ((seed * 2654435761n) % 2n ** bits);
+    const printed = String(Number(exact));
+    yield { exact, printed, spelled: expandDecimal(printed) ?? "" };
+  }
+}
+
 describe("notFromDouble", () => {
   it("takes every integer below 2^53 as exact, and negative values", () => {
     for (const value of ["0", "1", "9007199254740991", "-5", "-123456789012345678901234567890"]) {
@@ -10,14 +24,7 @@ describe("notFromDouble", () => {
   });
 
   it("never takes what String prints of a double of 2^53 or more as exact", () => {
-    // A seeded walk over magnitudes from 2^53 to 2^260, as the frontend's String(JSON.parse(...)) prints them.
-    let seed = 13n;
-    for (let i = 0; i < 2_000; i++) {
-      seed = (seed * 6364136223846793005n + 1442695040888963407n) % 2n ** 64n;
-      const bits = 53n + (seed % 208n);
-      const value = 2n ** bits + ((seed * 2654435761n) % 2n ** bits);
-      const printed = String(Number(value));
-      const spelled = expandDecimal(printed) ?? "";
+    for (const { printed, spelled } of sentAsDoubles(13n)) {
       expect(notFromDouble(spelled), `${printed} spelled ${spelled}`).toBe(false);
     }
     // The API hands the query layer a cursor's value spelled out: `4.994e+21` as 4994000000000000000000.
@@ -53,13 +60,7 @@ describe("notFromDouble", () => {
 
 describe("belowDoubleRounding", () => {
   it("stands below every integer that prints as the same double, and only just", () => {
-    // A seeded walk over magnitudes from 2^53 to 2^260, each value sent back as String(JSON.parse(...)).
-    let seed = 29n;
-    for (let i = 0; i < 2_000; i++) {
-      seed = (seed * 6364136223846793005n + 1442695040888963407n) % 2n ** 64n;
-      const bits = 53n + (seed % 208n);
-      const exact = 2n ** bits + ((seed * 2654435761n) % 2n ** bits);
-      const sent = expandDecimal(String(Number(exact))) ?? "";
+    for (const { exact, spelled: sent } of sentAsDoubles(29n)) {
       const below = BigInt(belowDoubleRounding(sent));
       expect(below <= exact, `${exact} sent as ${sent}`).toBe(true);
       // The integer just under the bound rounds to a smaller double: nothing of the next page far below it
