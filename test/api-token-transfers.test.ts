@@ -250,7 +250,7 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     // ERC-165 as the contracts answer it (OpenZeppelin's ERC-721 and ERC-1155 declare theirs).
     const head = BigInt(scenario.headBlockNumber);
     const readings = await readTokenMetadata(createRpcClient({ url: inject("demoRpcUrl") }), {
-      blockNumber: head,
+      block: { number: head },
       tokens: [scenario.contracts.collectible, scenario.contracts.multiToken, scenario.contracts.token].map(
         (address: string) => ({ address: address.toLowerCase() as `0x${string}`, describe: true }),
       ),

@@ -154,7 +154,7 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
       new Set(["ERC-20", "ERC-721", "ERC-1155", "ERC-404"]),
     );
     const call = async (to: Hex, data: Hex) => {
-      const [answer] = await eth_call(client, { calls: [{ to, data }], blockNumber: head });
+      const [answer] = await eth_call(client, { calls: [{ to, data }], block: { number: head } });
       return answer;
     };
     for (const row of balances) {
@@ -280,7 +280,7 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
     expect(new Set(rows.map((row) => row.hash))).toEqual(seen);
     const codes = await eth_getCode(client, {
       addresses: rows.map((row) => row.hash as `0x${string}`),
-      blockNumber: head,
+      block: { number: head },
     });
     rows.forEach((row, i) => {
       // Code at the head means a contract; a contract may have destroyed itself since, so not the reverse.

@@ -251,6 +251,63 @@ describe.each(databaseKinds)("a reorganization while one is followed, on %s", (k
   });
 });
 
+describe.each(databaseKinds)("the node leaving a block before its state is read, on %s", (kind) => {
+  let anvil: Anvil;
+  let proxy: FaultProxy | undefined;
+  let indexed: FollowedNode | undefined;
+  afterAll(async () => {
+    await indexed?.drop();
+    await proxy?.close();
+    await anvil?.stop();
+  });
+
+  it("fetches again the blocks whose state it could not read, and ends on the node's chain", async () => {
+    anvil = await startAnvil();
+    const node = createRpcClient({ url: anvil.rpcUrl });
+    const [owner, holder] = await node.request<Hex[]>("eth_accounts");
+    const DemoToken = await demoArtifact("DemoToken");
+    const deployed = await transact(node, {
+      from: owner as Hex,
+      data: encodeDeployData({ abi: DemoToken.abi, bytecode: DemoToken.bytecode, args: [owner] }),
+      gasPrice,
+    });
+    const mint = {
+      from: owner as Hex,
+      to: deployed.contractAddress as Hex,
+      data: encodeFunctionData({ abi: DemoToken.abi, functionName: "mint", args: [holder, 5n] }),
+      gasPrice,
+    };
+    await transact(node, mint);
+    let armed = false;
+    let fired = false;
+    proxy = await startFaultProxy({
+      target: anvil.rpcUrl,
+      faults: [],
+      rate: 0,
+      // The reorganization's read of the supply minted in the orphaned block, made by the hash of the
+      // replacing range's last block: the node replaces that block first.
+      beforeForward: async (calls) => {
+        if (!armed || !calls.some((call) => call.method === "eth_call")) return;
+        armed = false;
+        await node.request("anvil_reorg", [1, [[{ from: owner, to: owner, value: "0x3", gasPrice }, 0]]]);
+        fired = true;
+      },
+    });
+    indexed = await followNode(kind, createRpcClient({ url: proxy.url, retries: 1, retryDelayMs: 10 }), {
+      pollIntervalMs: 20,
+    });
+    const { test, running } = indexed;
+    // A second mint, whose block the supply is read at: the reorganization below orphans it.
+    await transact(node, mint);
+    await untilIndexedHead(node, test.db, { failOn: running });
+    armed = true;
+    await node.request("anvil_reorg", [1, [[{ from: owner, to: owner, value: "0x1", gasPrice }, 0]]]);
+    await until("the node to leave the read block", async () => fired, { failOn: running });
+    await untilIndexedHead(node, test.db, { failOn: running });
+    expect(await fingerprint(test.db)).toEqual(await freshIndexFingerprint(node, kind));
+  });
+});
+
 describe("a reorganization deeper than the configured depth", () => {
   it("stops the indexer with a clear error instead of guessing", async () => {
     const anvil = await startAnvil();

@@ -5,13 +5,20 @@ import { byteaParam } from "./table-rows.ts";
 import { deleteAbove, insertRange, type RangeRows } from "./tables.ts";
 import { storeTokensAndTypes } from "./token-types.ts";
 
-/** The stored chain does not continue into the range: its parent is not the block stored below it. */
+/**
+ * The stored chain and the node's no longer meet at `blockNumber`: a range's parent is not the block stored
+ * below it, or the node left a fetched block before its state was read.
+ */
 export class ChainDivergedError extends BaseError {
   override name = "ChainDivergedError";
   readonly blockNumber: bigint;
 
-  constructor(blockNumber: bigint, details: string) {
-    super(`block ${blockNumber} does not extend the stored chain`, { details });
+  constructor(
+    blockNumber: bigint,
+    details: string,
+    shortMessage = `block ${blockNumber} does not extend the stored chain`,
+  ) {
+    super(shortMessage, { details });
     this.blockNumber = blockNumber;
   }
 }

@@ -9,8 +9,12 @@ import type { TransformedRange } from "./transform-range.ts";
 export type AttachTokensParameters = {
   client: RpcClient;
   db: Database;
-  /** The range's rows and its last block, where state is read; empty for a chain cut back to `to`. */
-  range: Pick<TransformedRange, "rows" | "to" | "tokenCandidates" | "tokenReadings">;
+  /**
+   * The range's rows and its last block, where state is read (by hash where known); empty for a chain cut
+   * back to `to`.
+   */
+  range: Pick<TransformedRange, "rows" | "to" | "tokenCandidates" | "tokenReadings"> &
+    Partial<Pick<TransformedRange, "toHash">>;
   /** Tokens first seen above this block are being replaced (a reorganization) and count as new. */
   keptUpTo?: bigint;
 };
@@ -24,7 +28,7 @@ export type AttachTokensParameters = {
  * mint or burn; `read_at_block` records the block.
  */
 export async function attachTokens({ client, db, range, keptUpTo }: AttachTokensParameters): Promise<void> {
-  const { rows, to } = range;
+  const { rows, to, toHash } = range;
   const candidates = [...range.tokenCandidates];
   const stale = keptUpTo === undefined ? [] : await readStaleSupplies(db, keptUpTo);
   if (candidates.length === 0 && stale.length === 0) return;
@@ -51,7 +55,7 @@ export async function attachTokens({ client, db, range, keptUpTo }: AttachTokens
     return reading !== undefined && (!read.describe || reading.described);
   };
   const missing = await readTokenMetadata(client, {
-    blockNumber: to,
+    block: { number: to, hash: toHash },
     tokens: reads.filter((read) => !fits(read)),
   });
   const metadata = new Map([...ahead, ...missing]);

@@ -14,6 +14,7 @@ import { RpcInvalidAnswerError } from "../rpc/errors.ts";
 import { eth_blockNumber } from "../rpc/eth_blockNumber.ts";
 import { eth_chainId } from "../rpc/eth_chainId.ts";
 import { eth_getBlockByNumber } from "../rpc/eth_getBlockByNumber.ts";
+import type { StateBlock } from "../rpc/read-state.ts";
 import type { RpcFullBlock } from "../rpc/types.ts";
 import { sleep } from "../sleep.ts";
 import { attachTokens } from "./attach-tokens.ts";
@@ -180,12 +181,7 @@ export function createIndexer({
   /** The range's rows; token-transfer-shaped logs that fit no layout are skipped and reported. */
   async function rowsOf(transformed: TransformedRange, keptUpTo: bigint | undefined, signal?: AbortSignal) {
     const { from, to } = transformed;
-    // Token rows are only pushed once every read succeeded, so a retry starts from clean rows.
-    await retryForever(() => attachTokens({ client, db, range: transformed, keptUpTo }), {
-      what: `tokens of blocks ${from}-${to}`,
-      logger,
-      signal,
-    });
+    await attachTokensAt(transformed, keptUpTo, `tokens of blocks ${from}-${to}`, signal);
     if (transformed.malformedTokenTransfers > 0) {
       logger.warn(
         { from: Number(from), to: Number(to), skipped: transformed.malformedTokenTransfers },
@@ -193,6 +189,37 @@ export function createIndexer({
       );
     }
     return transformed.rows;
+  }
+
+  /**
+   * attachTokens until it succeeds. Its reads name the range's last block by hash, which fail for good once
+   * the node has left that block (anvil forgets it; a load balancer's backend may never have had it): after
+   * a failure, a block the node no longer has at that number ends the attempt as a divergence.
+   * @throws {ChainDivergedError} when the node's block `to` is no longer `toHash`: fetch again.
+   */
+  async function attachTokensAt(
+    range: Parameters<typeof attachTokens>[0]["range"],
+    keptUpTo: bigint | undefined,
+    what: string,
+    signal?: AbortSignal,
+  ) {
+    const { to, toHash } = range;
+    // Token rows are only pushed once every read succeeded, so a retry starts from clean rows.
+    await retryForever(
+      async (failures) => {
+        if (failures > 0 && toHash !== undefined) {
+          const [block] = await nodeBlocks([to]);
+          if (block?.hash !== toHash)
+            throw new ChainDivergedError(
+              to,
+              `the node's block ${to} is ${block?.hash ?? "gone"}, no longer ${toHash}`,
+              `the node left block ${to} before its state was read`,
+            );
+        }
+        return attachTokens({ client, db, range, keptUpTo });
+      },
+      { what, logger, signal },
+    );
   }
 
   async function catchUp(target?: bigint, signal?: AbortSignal): Promise<bigint | null> {
@@ -233,9 +260,10 @@ export function createIndexer({
           rows: await rowsOf(range, undefined, signal),
         });
       } catch (error) {
-        if (!(error instanceof ChainDivergedError) || state.indexedBlock === null) throw error;
+        if (!(error instanceof ChainDivergedError)) throw error;
         // Ranges still in flight were fetched from the abandoned chain; the next catch-up refetches.
-        await reorganize(state.indexedBlock, signal);
+        if (state.indexedBlock === null) forgetFetchedState();
+        else await reorganize(state.indexedBlock, signal);
         return state.indexedBlock;
       }
       state.indexedBlock = range.to;
@@ -284,8 +312,11 @@ export function createIndexer({
     return state.indexedBlock;
   }
 
-  /** Finds the highest stored block the node still has, searching at most `maxReorgDepth` below `tip`. */
-  async function findCommonAncestor(tip: bigint, signal?: AbortSignal): Promise<bigint> {
+  /**
+   * Finds the highest stored block the node still has, searching at most `maxReorgDepth` below `tip`: its
+   * number and the node's hash of it.
+   */
+  async function findCommonAncestor(tip: bigint, signal?: AbortSignal): Promise<StateBlock> {
     const floor = tip - BigInt(maxReorgDepth);
     const stored = await readBlockHashes(db, floor > 0n ? floor : 0n, tip);
     const step = 16n;
@@ -300,7 +331,8 @@ export function createIndexer({
       for (const [i, n] of numbers.entries()) {
         const hash = stored.get(n);
         // Below the first indexed block there is nothing to compare: re-index from there.
-        if (hash === undefined || blocks[i]?.hash === hash) return n;
+        const block = blocks[i];
+        if (hash === undefined || block?.hash === hash) return { number: n, hash: block?.hash };
       }
     }
     throw new ReorgTooDeepError(
@@ -329,27 +361,34 @@ export function createIndexer({
     }
   }
 
-  async function replaceAboveAncestor(tip: bigint, signal?: AbortSignal) {
+  /** What ranges of an abandoned chain showed is no longer known (an address's code, a token's description). */
+  function forgetFetchedState() {
     knownContracts = new Set();
     describedTokens = new Set();
+  }
+
+  async function replaceAboveAncestor(tip: bigint, signal?: AbortSignal) {
+    forgetFetchedState();
     const head = await retryForever(() => eth_blockNumber(client), {
       what: "eth_blockNumber",
       logger,
       signal,
     });
-    const ancestor = await findCommonAncestor(tip, signal);
+    const { number: ancestor, hash: ancestorHash } = await findCommonAncestor(tip, signal);
     const wanted = tip > ancestor + BigInt(rangeSize) ? tip : ancestor + BigInt(rangeSize);
     const end = head < wanted ? head : wanted;
     if (end <= ancestor) {
       // Nothing replaces the orphaned blocks: supplies read in them are read again at the ancestor, which
       // is the node's head.
       const supplies = createRangeRows();
-      const range = { rows: supplies, to: ancestor, tokenCandidates: new Map(), tokenReadings: new Map() };
-      await retryForever(() => attachTokens({ client, db, range, keptUpTo: ancestor }), {
-        what: `supplies at block ${ancestor}`,
-        logger,
-        signal,
-      });
+      const range = {
+        rows: supplies,
+        to: ancestor,
+        toHash: ancestorHash,
+        tokenCandidates: new Map(),
+        tokenReadings: new Map(),
+      };
+      await attachTokensAt(range, ancestor, `supplies at block ${ancestor}`, signal);
       await rollBackTo(db, ancestor, supplies);
     } else {
       const range = await fetchAndTransform(ancestor + 1n, end, signal);

@@ -1,4 +1,12 @@
-import { type Address, getAbiItem, getAddress, type Hex, toEventSelector, toFunctionSelector } from "viem";
+import {
+  type Address,
+  getAbiItem,
+  getAddress,
+  type Hash,
+  type Hex,
+  toEventSelector,
+  toFunctionSelector,
+} from "viem";
 import { recoverAuthorizationAddress } from "viem/utils";
 import { erc1967Abi, upgradeableBeaconAbi } from "../decode/builtin-abis.ts";
 import type { RpcClient } from "../rpc/client.ts";
@@ -7,6 +15,7 @@ import { eth_call } from "../rpc/eth_call.ts";
 import { eth_getCode } from "../rpc/eth_getCode.ts";
 import { eth_getStorageAt } from "../rpc/eth_getStorageAt.ts";
 import { perBlock } from "../rpc/per-block.ts";
+import type { StateBlock } from "../rpc/read-state.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
 import type { InternalTransaction } from "./map-traces.ts";
 import { rangeBlocks } from "./range-blocks.ts";
@@ -55,10 +64,10 @@ const delegationDesignator = /^0xef0100([0-9a-f]{40})$/;
 const zeroAddress = `0x${"0".repeat(40)}`;
 
 /** `code`: the runtime code a successful create frame returned, so it need not be read from the node. */
-type Candidate = { address: Address; blockNumber: bigint; refresh: boolean; code?: Hex };
+type Candidate = { address: Address; block: StateBlock; refresh: boolean; code?: Hex };
 
 /** A detection being worked out: who to ask for the implementation, and whether it always gives a row. */
-type Detection = ProxyDetection & { ask: Address | null; refresh: boolean };
+type Detection = ProxyDetection & { block: StateBlock; ask: Address | null; refresh: boolean };
 
 /**
  * Finds the range's proxies and what they delegate to: contracts created in it (receipts and successful
@@ -85,33 +94,33 @@ export async function detectProxies(
 
 async function candidatesOf(range: DetectProxiesParameters): Promise<Candidate[]> {
   const found = new Map<string, Candidate>();
-  const add = (address: string, blockNumber: bigint, refresh: boolean, code?: Hex) => {
+  const add = (address: string, block: StateBlock, refresh: boolean, code?: Hex) => {
     const lower = address.toLowerCase() as Address;
-    const key = `${lower}/${blockNumber}`;
+    const key = `${lower}/${block.number}`;
     const known = found.get(key);
     if (known) {
       known.refresh ||= refresh;
       known.code ??= code;
-    } else found.set(key, { address: lower, blockNumber, refresh, code });
+    } else found.set(key, { address: lower, block, refresh, code });
   };
   for (const { block, transactions } of rangeBlocks(range)) {
-    const number = BigInt(block.number as Hex);
+    const at = { number: BigInt(block.number as Hex), hash: block.hash as Hash };
     for (const frame of transactions.flatMap(({ frames }) => frames ?? [])) {
       if (frame.createdContract && frame.error === null)
-        add(frame.createdContract, number, false, frame.output ?? undefined);
+        add(frame.createdContract, at, false, frame.output ?? undefined);
     }
     for (const { receipt } of transactions) {
-      if (receipt.contractAddress && receipt.status !== "0x0") add(receipt.contractAddress, number, false);
+      if (receipt.contractAddress && receipt.status !== "0x0") add(receipt.contractAddress, at, false);
       for (const log of receipt.logs) {
         const topic = log.topics[0];
-        if (topic === upgradedTopic || topic === beaconUpgradedTopic) add(log.address, number, true);
+        if (topic === upgradedTopic || topic === beaconUpgradedTopic) add(log.address, at, true);
       }
     }
     for (const transaction of block.transactions) {
       if (transaction.type !== "0x4") continue;
       for (const authorization of transaction.authorizationList ?? []) {
         const authority = await authorityOf(authorization);
-        if (authority) add(authority, number, true);
+        if (authority) add(authority, at, true);
       }
     }
   }
@@ -147,8 +156,8 @@ async function authorityOf(authorization: {
 async function readProxies(client: RpcClient, candidates: Candidate[]): Promise<ProxyDetection[]> {
   const slots = [eip1967ImplementationSlot, eip1967BeaconSlot, eip1822ProxiableSlot];
   const unknownCode = candidates.filter((candidate) => candidate.code === undefined);
-  const read = await perBlock(unknownCode, (blockNumber, group) =>
-    eth_getCode(client, { addresses: group.map(({ address }) => address), blockNumber }),
+  const read = await perBlock(unknownCode, (block, group) =>
+    eth_getCode(client, { addresses: group.map(({ address }) => address), block }),
   );
   const readCode = new Map(unknownCode.map((candidate, i) => [candidate, read[i]]));
   const codes = candidates.map((candidate) => candidate.code ?? readCode.get(candidate));
@@ -156,15 +165,14 @@ async function readProxies(client: RpcClient, candidates: Candidate[]): Promise<
   // three slots of each at a past block is most of this stage's cost.
   const delegating = candidates.filter((_, i) => canDelegateCall(codes[i]));
   const words = await eth_getStorageAt(client, {
-    reads: delegating.flatMap(({ address, blockNumber }) =>
-      slots.map((slot) => ({ address, slot, blockNumber })),
-    ),
+    reads: delegating.flatMap(({ address, block }) => slots.map((slot) => ({ address, slot, block }))),
   });
   const slotWords = new Map(delegating.map((candidate, i) => [candidate, words.slice(i * 3, i * 3 + 3)]));
   const detections = candidates.map((candidate, i): Detection => {
     const row = {
       address: candidate.address,
-      blockNumber: candidate.blockNumber,
+      blockNumber: candidate.block.number,
+      block: candidate.block,
       beacon: null,
       ask: null,
       refresh: candidate.refresh,
@@ -189,10 +197,10 @@ async function readProxies(client: RpcClient, candidates: Candidate[]): Promise<
     };
   });
   const asking = detections.filter((detection) => detection.ask !== null);
-  const answers = await perBlock(asking, (blockNumber, group) =>
+  const answers = await perBlock(asking, (block, group) =>
     eth_call(client, {
       calls: group.map(({ ask }) => ({ to: ask as Address, data: implementationSelector })),
-      blockNumber,
+      block,
     }),
   );
   asking.forEach((detection, i) => {
@@ -200,7 +208,7 @@ async function readProxies(client: RpcClient, candidates: Candidate[]): Promise<
   });
   return detections
     .filter((detection) => detection.refresh || detection.proxyType !== null)
-    .map(({ ask: _ask, refresh: _refresh, ...detection }) => detection);
+    .map(({ block: _block, ask: _ask, refresh: _refresh, ...detection }) => detection);
 }
 
 /** The nonzero address held by a 32-byte word whose upper 12 bytes are zero, else null. */

@@ -33,6 +33,8 @@ export type FetchedRange = {
   to: bigint;
   /** The parent hash of block `from`: the hash the stored block below the range must have. */
   parentHash: Hash;
+  /** The hash of block `to`, whose state is read (by hash, see StateBlock). */
+  toHash: Hash;
   blocks: RpcFullBlock[];
   /** `receipts[i]` are the receipts of `blocks[i]`, in transaction order. */
   receipts: RpcReceipt[][];
@@ -82,6 +84,8 @@ export async function fetchRange(
   const receiptLists = maybeReceipts ?? (await receiptsPerTransaction(client, maybeBlocks));
   const { blocks, receipts } = validateRange({ from, to, blocks: maybeBlocks, receipts: receiptLists });
   const { parentHash } = required(blocks[0], `block ${from}`);
+  const toHash = required(blocks.at(-1)?.hash, `block ${to}`);
+  const at = { number: to, hash: toHash };
   const internalTransactions = traces && mapTraces(tracer, blocks, receipts, traces);
 
   const contracts = new Set<Address>();
@@ -105,7 +109,7 @@ export async function fetchRange(
   if (unknown.size > 0 && !withoutCode.has(client)) {
     const addresses = [...unknown];
     try {
-      const codes = await eth_getCode(client, { addresses, blockNumber: to });
+      const codes = await eth_getCode(client, { addresses, block: at });
       addresses.forEach((address, i) => {
         if (holdsContractCode(codes[i])) contracts.add(address);
       });
@@ -115,20 +119,22 @@ export async function fetchRange(
       withoutCode.add(client);
     }
   }
-  for (const address of contracts) knownContracts.add(address);
   const { transfers: tokenTransfers, candidates: tokenCandidates } = tokenCandidatesOf(blocks, receipts);
   const reads = [...tokenCandidates]
     .filter(([address, candidate]) => !describedTokens.has(address) || candidate.supplyChanged)
     .map(([address]) => ({ address, describe: !describedTokens.has(address) }));
   const [tokenReadings, proxies] = await Promise.all([
-    readTokenMetadata(client, { blockNumber: to, tokens: reads }),
+    readTokenMetadata(client, { block: at, tokens: reads }),
     detectProxies(client, { blocks, receipts, internalTransactions }),
   ]);
+  // Only what a range read in full is known: a read that fails (the node left the block) fetches again.
+  for (const address of contracts) knownContracts.add(address);
   for (const read of reads) describedTokens.add(read.address);
   return {
     from,
     to,
     parentHash,
+    toHash,
     blocks,
     receipts,
     internalTransactions,

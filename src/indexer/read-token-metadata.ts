@@ -9,6 +9,7 @@ import {
 } from "viem";
 import { callEach } from "../rpc/call-each.ts";
 import type { RpcClient } from "../rpc/client.ts";
+import type { StateBlock } from "../rpc/read-state.ts";
 
 const abi = parseAbi([
   "function name() view returns (string)",
@@ -34,7 +35,7 @@ export type TokenRead = {
 
 export type ReadTokenMetadataParameters = {
   /** The block every field is read at. */
-  blockNumber: bigint;
+  block: StateBlock;
   tokens: TokenRead[];
 };
 
@@ -63,7 +64,7 @@ export type TokenReadings = Map<Address, TokenMetadata>;
  */
 export async function readTokenMetadata(
   client: RpcClient,
-  { blockNumber, tokens }: ReadTokenMetadataParameters,
+  { block, tokens }: ReadTokenMetadataParameters,
 ): Promise<TokenReadings> {
   const jobs: { address: Address; field: TokenField }[] = [];
   for (const read of tokens) {
@@ -88,7 +89,7 @@ export async function readTokenMetadata(
     ]),
   );
   const answers = await callEach(client, {
-    blockNumber,
+    block,
     calls: jobs.map((job) => ({
       to: job.address,
       data:

@@ -25,6 +25,7 @@ export type TransformedRange = {
   to: bigint;
   /** The parent hash of block `from`, which the stored block below must have. */
   parentHash: FetchedRange["parentHash"];
+  toHash: FetchedRange["toHash"];
   /** The rows of each table, handed to the database's writer. */
   rows: RangeRows;
   tokenCandidates: FetchedRange["tokenCandidates"];
@@ -98,6 +99,7 @@ export function transformRange(
     from: range.from,
     to: range.to,
     parentHash: range.parentHash,
+    toHash: range.toHash,
     rows,
     tokenCandidates: range.tokenCandidates,
     tokenReadings: range.tokenReadings,

@@ -46,12 +46,13 @@ describe("callEach", () => {
     for (let i = 0; i < 30; i++) targets.push(contracts.answersLong);
     targets.push(contracts.reverts, contracts.answersLonger, contracts.answers, contracts.answersLonger);
     const calls = targets.map((to, i) => ({ to, data: toHex(i, { size: 4 }) }));
-    const blockNumber = BigInt(await client.request<Hex>("eth_blockNumber", []));
+    const head = await client.request<{ number: Hex; hash: Hex }>("eth_getBlockByNumber", ["latest", false]);
+    const block = { number: BigInt(head.number), hash: head.hash };
 
     const metrics = createMetrics();
     const counted = createRpcClient({ url: anvil.rpcUrl, metrics });
-    const together = await callEach(counted, { calls, blockNumber });
-    const plain = await eth_call(client, { calls, blockNumber });
+    const together = await callEach(counted, { calls, block });
+    const plain = await eth_call(client, { calls, block });
 
     // Asked again for the calls left unattempted; a refused CallEach would have fallen back to one
     // eth_call per call.
@@ -78,9 +79,10 @@ describe("callEach", () => {
       to: i % 3 === 0 ? contracts.reverts : contracts.answers,
       data: toHex(i, { size: 4 }),
     }));
-    const blockNumber = BigInt(await client.request<Hex>("eth_blockNumber", []));
+    const head = await client.request<{ number: Hex; hash: Hex }>("eth_getBlockByNumber", ["latest", false]);
+    const block = { number: BigInt(head.number), hash: head.hash };
     const metrics = createMetrics();
-    const together = await callEach(createRpcClient({ url: anvil.rpcUrl, metrics }), { calls, blockNumber });
+    const together = await callEach(createRpcClient({ url: anvil.rpcUrl, metrics }), { calls, block });
 
     expect(together.map((answer) => (typeof answer === "string" ? answer : "failed"))).toEqual(
       calls.map((call) => (call.to === contracts.answers ? pad("0x2a") : "failed")),

@@ -4,7 +4,6 @@ import type { RpcClient } from "./client.ts";
 import { isStateUnavailable, RpcInvalidAnswerError, RpcResponseError } from "./errors.ts";
 import { type EthCallParameters, type EthCallReturnType, eth_call } from "./eth_call.ts";
 import { readState } from "./read-state.ts";
-import { toHexQuantity } from "./types.ts";
 
 export type CallEachParameters = EthCallParameters;
 export type CallEachReturnType = EthCallReturnType;
@@ -41,7 +40,7 @@ const cutLength = 2 + 2 * Number(maxReturn);
  */
 export async function callEach(
   client: RpcClient,
-  { calls, blockNumber }: CallEachParameters,
+  { calls, block }: CallEachParameters,
 ): Promise<CallEachReturnType> {
   const answers: CallEachReturnType = new Array(calls.length);
   const chunks: number[] = [];
@@ -65,8 +64,8 @@ export async function callEach(
                     args: [chunk.map((call) => call.to), chunk.map((call) => call.data), gasEach, maxReturn],
                   }),
                 },
-                toHexQuantity(blockNumber),
               ],
+              block,
             },
           ],
           // A node without that block's state is asked at its head (readState); any other refusal, even
@@ -76,7 +75,7 @@ export async function callEach(
         const attempted = typeof answer === "string" ? decodeAnswer(answer, chunk.length) : null;
         if (attempted === null || attempted.ok.length === 0) {
           // Refused, or too little gas for even one call: ask plainly.
-          const plain = await eth_call(client, { calls: chunk, blockNumber });
+          const plain = await eth_call(client, { calls: chunk, block });
           plain.forEach((result, i) => {
             answers[from + i] = result;
           });
@@ -93,7 +92,7 @@ export async function callEach(
         });
         from += attempted.ok.length;
         if (cut.length > 0) {
-          const whole = await eth_call(client, { calls: cut.map(({ call }) => call), blockNumber });
+          const whole = await eth_call(client, { calls: cut.map(({ call }) => call), block });
           cut.forEach(({ position }, i) => {
             answers[position] = whole[i] as Hex | RpcResponseError;
           });

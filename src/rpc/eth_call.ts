@@ -1,10 +1,9 @@
 import type { Address, Hex } from "viem";
 import type { RpcClient } from "./client.ts";
 import { isMethodNotSupported, type RpcResponseError } from "./errors.ts";
-import { readState } from "./read-state.ts";
-import { toHexQuantity } from "./types.ts";
+import { readState, type StateBlock } from "./read-state.ts";
 
-export type EthCallParameters = { calls: { to: Address; data: Hex }[]; blockNumber: bigint };
+export type EthCallParameters = { calls: { to: Address; data: Hex }[]; block: StateBlock };
 
 /** Each call's return data, or the error of a call the contract itself failed (reverted, bad opcode, ...). */
 export type EthCallReturnType = (Hex | RpcResponseError)[];
@@ -24,11 +23,11 @@ export function isContractFailure(error: RpcResponseError): boolean {
  */
 export async function eth_call(
   client: RpcClient,
-  { calls, blockNumber }: EthCallParameters,
+  { calls, block }: EthCallParameters,
 ): Promise<EthCallReturnType> {
   return readState<Hex>(
     client,
-    calls.map((call) => ({ method: "eth_call", params: [call, toHexQuantity(blockNumber)] })),
+    calls.map((call) => ({ method: "eth_call", params: [call], block })),
     (error) => isContractFailure(error) || isMethodNotSupported(error),
   );
 }

@@ -1,9 +1,8 @@
 import type { Address, Hex } from "viem";
 import type { RpcClient } from "./client.ts";
-import { readState } from "./read-state.ts";
-import { toHexQuantity } from "./types.ts";
+import { readState, type StateBlock } from "./read-state.ts";
 
-export type EthGetStorageAtParameters = { reads: { address: Address; slot: Hex; blockNumber: bigint }[] };
+export type EthGetStorageAtParameters = { reads: { address: Address; slot: Hex; block: StateBlock }[] };
 export type EthGetStorageAtReturnType = Hex[];
 
 /** Reads one 32-byte storage slot per entry, each at its own block (or the head, see readState), batched. */
@@ -13,9 +12,6 @@ export async function eth_getStorageAt(
 ): Promise<EthGetStorageAtReturnType> {
   return (await readState<Hex>(
     client,
-    reads.map(({ address, slot, blockNumber }) => ({
-      method: "eth_getStorageAt",
-      params: [address, slot, toHexQuantity(blockNumber)],
-    })),
+    reads.map(({ address, slot, block }) => ({ method: "eth_getStorageAt", params: [address, slot], block })),
   )) as Hex[];
 }

@@ -1,29 +1,77 @@
+import type { Hash } from "viem";
 import type { RpcCall, RpcClient } from "./client.ts";
-import { isStateUnavailable, type RpcResponseError } from "./errors.ts";
+import { isStateUnavailable, RpcResponseError } from "./errors.ts";
+import { toHexQuantity } from "./types.ts";
 
 /**
- * Sends state reads whose last parameter is a block (`eth_call`, `eth_getCode`, `eth_getStorageAt`),
- * batched. A read the node answers with "no state for that block" (a full node past its pruning window,
- * anvil past its recent states) is asked again at the node's head, so what needs old state gets the
- * node's best answer instead of stopping the indexer. Errors `accept` takes come back in their place.
+ * The block a state read is made at. With its hash the read names that very block (EIP-1898), so the
+ * answer is the state of the block that was fetched, whichever fork the node (or the backend a load
+ * balancer picks) follows meanwhile: a node that no longer knows the block answers an error, and the
+ * caller fetches again. Without a hash the read names the number.
+ */
+export type StateBlock = { number: bigint; hash?: Hash };
+
+/** A state read: a method whose last parameter is a block (`eth_call`, `eth_getCode`, `eth_getStorageAt`). */
+export type StateRead = RpcCall & { block: StateBlock };
+
+/** Nodes that refused a block named by its hash (pre-EIP-1898): their reads name block numbers. */
+const withoutBlockHash = new WeakSet<RpcClient>();
+
+/** JSON-RPC's "invalid params", what a node that cannot parse a block object answers. */
+const invalidParams = -32602;
+
+/**
+ * Sends state reads, batched, each at its block (by hash where the node takes it, see StateBlock). A read
+ * the node answers with "no state for that block" (a full node past its pruning window, anvil past its
+ * recent states) is asked again at the node's head, so what needs old state gets the node's best answer
+ * instead of stopping the indexer. Errors `accept` takes come back in their place.
  */
 export async function readState<T>(
   client: RpcClient,
-  calls: RpcCall[],
+  reads: StateRead[],
   accept: (error: RpcResponseError) => boolean = () => false,
 ): Promise<(T | RpcResponseError)[]> {
+  const byHash = !withoutBlockHash.has(client);
   const answers = await client.batchAccepting<T>(
-    calls,
-    (error) => accept(error) || isStateUnavailable(error),
+    reads.map((read) => atBlock(read, byHash)),
+    (error) => accept(error) || isStateUnavailable(error) || (byHash && error.code === invalidParams),
   );
-  const pruned = answers.flatMap((answer, i) =>
-    isStateUnavailable(answer) && !accept(answer as RpcResponseError) ? [i] : [],
+  // anvil answers "no state" with the same code: such a read is asked at the head below instead.
+  const refused = positionsOf(
+    answers,
+    (error, i) =>
+      byHash &&
+      error.code === invalidParams &&
+      !isStateUnavailable(error) &&
+      reads[i]?.block.hash !== undefined,
   );
+  if (refused.length > 0) {
+    const byNumber = await readState<T>(
+      client,
+      refused.map((i) => {
+        const read = reads[i] as StateRead;
+        return { ...read, block: { number: read.block.number } };
+      }),
+      accept,
+    );
+    // The same reads by number went through: the node does not take block hashes.
+    if (byNumber.some((answer) => !(answer instanceof RpcResponseError) || answer.code !== invalidParams))
+      withoutBlockHash.add(client);
+    refused.forEach((i, j) => {
+      answers[i] = byNumber[j] as T | RpcResponseError;
+    });
+  }
+  // Any other invalid-params answer fails the reads, as it would have without the block hashes.
+  const failed = answers.find(
+    (answer) => answer instanceof RpcResponseError && !accept(answer) && !isStateUnavailable(answer),
+  );
+  if (failed) throw failed;
+  const pruned = positionsOf(answers, (error) => isStateUnavailable(error) && !accept(error));
   if (pruned.length === 0) return answers;
   const atHead = await client.batchAccepting<T>(
     pruned.map((i) => {
-      const { method, params } = calls[i] as RpcCall;
-      return { method, params: [...params.slice(0, -1), "latest"] };
+      const { method, params } = reads[i] as StateRead;
+      return { method, params: [...params, "latest"] };
     }),
     accept,
   );
@@ -31,4 +79,16 @@ export async function readState<T>(
     answers[i] = atHead[j] as T | RpcResponseError;
   });
   return answers;
+}
+
+function atBlock({ method, params, block }: StateRead, byHash: boolean): RpcCall {
+  const named = byHash && block.hash !== undefined ? { blockHash: block.hash } : toHexQuantity(block.number);
+  return { method, params: [...params, named] };
+}
+
+function positionsOf<T>(
+  answers: (T | RpcResponseError)[],
+  which: (error: RpcResponseError, position: number) => boolean,
+): number[] {
+  return answers.flatMap((answer, i) => (answer instanceof RpcResponseError && which(answer, i) ? [i] : []));
 }

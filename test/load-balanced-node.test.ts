@@ -1,0 +1,99 @@
+import { encodeDeployData, encodeFunctionData, getAddress, type Hex, toHex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
+import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
+import { databaseKinds, fingerprint } from "./support/databases.ts";
+import { demoArtifact } from "./support/demo-artifact.ts";
+import { at, only } from "./support/elements.ts";
+import { indexNode } from "./support/index-node.ts";
+import { freshIndexFingerprint } from "./support/node-head.ts";
+import { type RoutingProxy, startRoutingProxy } from "./support/routing-proxy.ts";
+import { transact } from "./support/transact.ts";
+
+/** Called with data on one chain, where it holds no code; the other chain gives it code. */
+const callee: Hex = "0x00000000000000000000000000000000000ca11e";
+const stateReads = new Set(["eth_call", "eth_getCode", "eth_getStorageAt"]);
+
+/**
+ * Two nodes on different chains behind one URL, as backends of a load balancer that disagree on a fork:
+ * blocks come from one, and the first of each kind of state read goes to the other, whose block of the
+ * same number holds other state (another supply of the same token, code at an address the first chain
+ * only calls).
+ */
+describe.each(databaseKinds)("a node whose backends follow different forks, on %s", (kind) => {
+  let canonical: Anvil;
+  let other: Anvil;
+  let proxy: RoutingProxy;
+  let client: RpcClient;
+  let token: Hex;
+  const sentToOther: string[] = [];
+
+  /** Deploys the demo token at the same address on `node`'s chain and mints `supply` there. */
+  async function mintOn(node: RpcClient, supply: bigint): Promise<Hex> {
+    const DemoToken = await demoArtifact("DemoToken");
+    const [owner, holder] = await node.request<Hex[]>("eth_accounts");
+    const send = (transaction: { to?: Hex; data: Hex }) =>
+      transact(node, { from: owner as Hex, gas: toHex(3_000_000), ...transaction });
+    const deployed = await send({ data: encodeDeployData({ ...DemoToken, args: [owner] } as never) });
+    const address = getAddress(deployed.contractAddress as Hex);
+    await send({
+      to: address,
+      data: encodeFunctionData({ abi: DemoToken.abi, functionName: "mint", args: [holder, supply] }),
+    });
+    return address;
+  }
+
+  beforeAll(async () => {
+    [canonical, other] = await Promise.all([startAnvil(), startAnvil()]);
+    const canonicalClient = createRpcClient({ url: canonical.rpcUrl });
+    const otherClient = createRpcClient({ url: other.rpcUrl });
+    token = await mintOn(canonicalClient, 5n * 10n ** 18n);
+    expect(await mintOn(otherClient, 7n * 10n ** 18n)).toBe(token);
+    const [owner] = await canonicalClient.request<Hex[]>("eth_accounts");
+    await transact(canonicalClient, { from: owner as Hex, to: callee, data: "0x12345678" });
+    await otherClient.request("anvil_setCode", [callee, "0x602a60005260206000f3"]);
+    await otherClient.request("anvil_mine", ["0x8"]);
+
+    const asked = new Map<string, number>();
+    proxy = await startRoutingProxy({
+      route: (calls) => {
+        const method = at(calls, 0).method ?? "";
+        if (!stateReads.has(method)) return canonical.rpcUrl;
+        asked.set(method, (asked.get(method) ?? 0) + 1);
+        if (asked.get(method) !== 1) return canonical.rpcUrl;
+        sentToOther.push(method);
+        return other.rpcUrl;
+      },
+    });
+    client = createRpcClient({ url: proxy.url, retryDelayMs: 10 });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await Promise.all([canonical?.stop(), other?.stop()]);
+  });
+
+  it("stores the state of the blocks it fetched, never the other fork's", async () => {
+    const { test } = await indexNode(kind, client);
+    try {
+      // The other backend was asked, and answered for a block of its own at the same height.
+      expect(sentToOther.sort()).toEqual(["eth_call", "eth_getCode"]);
+      const stored = only(
+        await test.db.query<{ total_supply: string }>(
+          "SELECT total_supply::text FROM tokens WHERE address = $1",
+          [Buffer.from(token.slice(2), "hex")],
+        ),
+      );
+      expect(stored.total_supply).toBe((5n * 10n ** 18n).toString());
+      const [address] = await test.db.query<{ is_contract: boolean }>(
+        "SELECT is_contract FROM addresses WHERE hash = $1",
+        [Buffer.from(callee.slice(2), "hex")],
+      );
+      expect(address?.is_contract).toBe(false);
+      expect(await fingerprint(test.db)).toEqual(
+        await freshIndexFingerprint(createRpcClient({ url: canonical.rpcUrl }), kind),
+      );
+    } finally {
+      await test.drop();
+    }
+  });
+});
