@@ -460,7 +460,8 @@ for (const filter of [undefined, "to", "from"] as const) {
     for (const order of ["desc", "asc"]) {
       const query: Record<string, string> = { ...(filter ? { filter } : {}) };
       if (sort !== "block_number" || order !== "desc") Object.assign(query, { sort, order });
-      const keys = sort === "block_number" ? ["position"] : [sort, "position"];
+      // Ties of a sort by value or fee come newest first, in either order (as Blockscout breaks them).
+      const keys = sort === "block_number" ? [`position ${order}`] : [`${sort} ${order}`, "position desc"];
       const position = positionPartsSql("position");
       cases.push({
         endpoint: "2 address transactions",
@@ -471,7 +472,7 @@ for (const filter of [undefined, "to", "from"] as const) {
                   value::text AS value, fee::text AS fee
                 FROM address_transactions a
                 WHERE address_suffix = $1 ${filter ? `AND direction & ${receivedOrCreatedBits(filter)} <> 0` : ""}
-                ORDER BY ${keys.map((key) => `a.${key} ${order}`).join(", ")}`,
+                ORDER BY ${keys.map((key) => `a.${key}`).join(", ")}`,
           params: [byteaParam(addressSuffix(hot))],
           cursor: (row) => ({
             block_number: row.block_number,

@@ -224,6 +224,47 @@ describe.each(databaseKinds)("address lists on %s", (kind) => {
       if (sort === "value") expect(items[0].value).toBe(order === "desc" ? "121" : "1");
     });
 
+    it.each([
+      ["value", "asc"],
+      ["value", "desc"],
+      ["fee", "asc"],
+      ["fee", "desc"],
+    ])(
+      "breaks ties of a sort by %s %s newest first, as Blockscout does, across pages",
+      async (sort, order) => {
+        /** Every page, each cursor sent back as Blockscout's frontend sends it. */
+        const walk = async (path: string) => {
+          const items: {
+            hash: string;
+            block_number: number;
+            position: number;
+            value: string;
+            fee: { value: string };
+          }[] = [];
+          let next: Record<string, unknown> | null = {};
+          while (next !== null) {
+            const page = await get(`${path}&${query(JSON.parse(JSON.stringify(next)))}`);
+            expect(page.status).toBe(200);
+            items.push(...page.body.items);
+            next = page.body.next_page_params;
+          }
+          return items;
+        };
+        // The sender's 56 transactions all move no value: one tie over two pages, cut inside it.
+        for (const address of [chain.sender, chain.a]) {
+          const items = await walk(`/api/v2/addresses/${address}/transactions?sort=${sort}&order=${order}`);
+          const key = (item: (typeof items)[number]) =>
+            BigInt(sort === "value" ? item.value : item.fee.value);
+          const expected = [...items].sort((x, y) => {
+            const byKey = key(x) === key(y) ? 0 : key(x) < key(y) === (order === "asc") ? -1 : 1;
+            return byKey || y.block_number - x.block_number || y.position - x.position;
+          });
+          expect(items.map((item) => item.hash)).toEqual(expected.map((item) => item.hash));
+          expect(new Set(items.map((item) => item.hash)).size).toBe(address === chain.a ? 51 : 56);
+        }
+      },
+    );
+
     it("accepts cursors sent as strings, null, empty or partial", async () => {
       const first = await get(`/api/v2/addresses/${chain.a}/transactions`);
       const { block_number, index, hash } = first.body.next_page_params;

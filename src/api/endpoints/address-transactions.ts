@@ -49,7 +49,7 @@ export const addressTransactions = defineEndpoint<{
   schema: {
     operationId: "addressTransactions",
     summary: "Transactions of an address",
-    description: `Transactions the address sent, received or created, newest first (block number, then position, descending), or sorted by \`sort\` and \`order\`. ${emptyForUnknown}`,
+    description: `Transactions the address sent, received or created, newest first (block number, then position, descending), or sorted by \`sort\` and \`order\` (ties of a sort by value or fee newest first in either order, as Blockscout breaks them). ${emptyForUnknown}`,
     tags: ["addresses"],
     params: addressHashParams(),
     querystring: {

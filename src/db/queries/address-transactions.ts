@@ -108,31 +108,16 @@ async function readPage(
   { address, filter, sort, order, cursor, limit }: ListAddressTransactionsParameters,
   { checkEachRow }: { checkEachRow: boolean },
 ): Promise<(TransactionRow & { address_takes_part: boolean })[]> {
-  const columns = sortColumns[sort];
-  const resumeAt = cursorPosition(cursor.block_number, cursor.index, order)?.toString();
-  const values = {
-    block_number: [resumeAt],
-    value: [cursor.value, resumeAt],
-    fee: [cursor.fee, resumeAt],
-  }[sort];
-  const keyset = keysetCondition(columns, values, order, 4);
-  const ordering = columns.map((column) => `${column} ${order}`).join(", ");
   const takesPart = addressTakesPartSql("a", "t", "$3");
-  // Each direction is a range of the index keyed (address, direction, sort key): the page merges the
-  // first rows of each range, so a direction the address rarely takes never walks the other one's rows.
-  const ranges = transactionDirectionsFor(filter).map(
-    (direction) => `(SELECT a.position, a.direction, a.value, a.fee
-       FROM address_transactions a ${checkEachRow ? joinTransaction : ""}
-       WHERE a.address_suffix = $1 AND a.direction = ${direction} AND ${keyset.sql}
-         ${checkEachRow ? `AND ${takesPart}` : ""}
-       ORDER BY ${ordering}
-       LIMIT $2)`,
-  );
+  const { ranges, ordering, params } =
+    sort !== "block_number" && order === "asc"
+      ? tiesNewestFirst(sort, cursor, checkEachRow)
+      : oneDirection(sort, order, cursor, checkEachRow);
   // The page's keys first, then its rows: joined in one statement, the planner may merge-join blocks or
   // transactions and walk them from the newest down to the cursor, a cost that grows with the depth.
   return db.query<TransactionRow & { address_takes_part: boolean }>(
     `WITH page AS MATERIALIZED (
-       SELECT * FROM (${ranges.join(" UNION ALL ")}) a
+       SELECT * FROM (${transactionDirectionsFor(filter).map(ranges).join(" UNION ALL ")}) a
        ORDER BY ${ordering}
        LIMIT $2
      )
@@ -141,8 +126,77 @@ async function readPage(
      ${joinTransaction}
      JOIN blocks b ON b.number = t.block_number
      ORDER BY ${ordering}`,
-    [byteaParam(addressSuffix(address)), limit, byteaParam(address), ...keyset.params],
+    [byteaParam(addressSuffix(address)), limit, byteaParam(address), ...params],
   );
+}
+
+/** How a page reads its keys: one statement per direction the filter keeps, the order, and their parameters. */
+type PageKeys = { ranges: (direction: number) => string; ordering: string; params: unknown[] };
+
+/** The keys of `address_transactions` a page reads, with its transaction `t` where each row is checked. */
+function keysFrom(checkEachRow: boolean, direction: number, condition: string): string {
+  return `SELECT a.position, a.direction, a.value, a.fee
+    FROM address_transactions a ${checkEachRow ? joinTransaction : ""}
+    WHERE a.address_suffix = $1 AND a.direction = ${direction} AND ${condition}
+      ${checkEachRow ? `AND ${addressTakesPartSql("a", "t", "$3")}` : ""}`;
+}
+
+/**
+ * Every column in the order asked (by position; by value or fee from the largest, ties newest first): each
+ * direction is a range of the index keyed (address, direction, sort key), and the page merges the first
+ * rows of each range, so a direction the address rarely takes never walks the other one's rows.
+ */
+function oneDirection(
+  sort: TransactionSort,
+  order: "asc" | "desc",
+  cursor: AddressTransactionsCursor,
+  checkEachRow: boolean,
+): PageKeys {
+  const columns = sortColumns[sort];
+  const resumeAt = cursorPosition(cursor.block_number, cursor.index, order)?.toString();
+  const values = { block_number: [resumeAt], value: [cursor.value, resumeAt], fee: [cursor.fee, resumeAt] }[
+    sort
+  ];
+  const keyset = keysetCondition(columns, values, order, 4);
+  const ordering = columns.map((column) => `${column} ${order}`).join(", ");
+  return {
+    ranges: (direction) => `(${keysFrom(checkEachRow, direction, keyset.sql)} ORDER BY ${ordering} LIMIT $2)`,
+    ordering,
+    params: keyset.params,
+  };
+}
+
+/**
+ * By value or fee from the smallest, ties newest first as Blockscout breaks them (its default order, block
+ * and index descending, after the sort key). The index holds a key's transactions oldest first, so each
+ * direction reads three ranges, none longer than a page whatever the number of ties: the cursor's own key
+ * below its position (newest first), the keys above it in the index's order, of which every key but the last
+ * is whole, and that last key again, newest first.
+ */
+function tiesNewestFirst(
+  sort: Exclude<TransactionSort, "block_number">,
+  cursor: AddressTransactionsCursor,
+  checkEachRow: boolean,
+): PageKeys {
+  const key = `a.${sort}`;
+  const sent = cursor[sort];
+  const resumeAt = sent == null ? null : cursorPosition(cursor.block_number, cursor.index, "desc");
+  const params: unknown[] = [];
+  const bind = (value: unknown) => `$${params.push(value) + 3}`;
+  const after = sent == null ? "TRUE" : `${key} > ${bind(sent)}`;
+  const rest = resumeAt === null ? null : `${key} = $4 AND a.position < ${bind(resumeAt.toString())}`;
+  const newestFirst = "ORDER BY a.position DESC LIMIT $2";
+  return {
+    ranges: (direction) => `(
+      WITH above AS MATERIALIZED (
+        ${keysFrom(checkEachRow, direction, after)} ORDER BY ${key}, a.position LIMIT $2
+      )
+      SELECT * FROM above WHERE ${sort} < (SELECT max(${sort}) FROM above)
+      UNION ALL (${keysFrom(checkEachRow, direction, `${key} = (SELECT max(${sort}) FROM above)`)} ${newestFirst})
+      ${rest === null ? "" : `UNION ALL (${keysFrom(checkEachRow, direction, rest)} ${newestFirst})`})`,
+    ordering: `${key} ASC, a.position DESC`,
+    params,
+  };
 }
 
 /** Every direction, so that a lookup by position probes each direction's key range of the index. */
