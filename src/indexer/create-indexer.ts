@@ -55,6 +55,12 @@ export type CreateIndexerParameters = {
   compactIndexesAfter?: number;
 };
 
+/**
+ * Failed reads after which a node whose head stays below a range's last block is taken to have left it
+ * (about 12 s of the retry loop's backoff): a load balancer's backend that lags gets that long to catch up.
+ */
+const blockGoneAfterFailures = 6;
+
 /** The node's chain left the stored one further back than the configured depth. */
 export class ReorgTooDeepError extends BaseError {
   override name = "ReorgTooDeepError";
@@ -209,7 +215,9 @@ export function createIndexer({
       async (failures) => {
         if (failures > 0 && toHash !== undefined) {
           const [block] = await nodeBlocks([to]);
-          if (block?.hash !== toHash)
+          // A head below the block is more often a lagging backend than a shorter chain: it gets a while.
+          const left = block ? block.hash !== toHash : failures >= blockGoneAfterFailures;
+          if (left)
             throw new ChainDivergedError(
               to,
               `the node's block ${to} is ${block?.hash ?? "gone"}, no longer ${toHash}`,
