@@ -4,11 +4,11 @@ import { createApiServer } from "../src/api/server.ts";
 import { readCheckpoint } from "../src/db/checkpoints.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { ReorgTooDeepError } from "../src/indexer/create-indexer.ts";
-import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
+import { createRpcClient, type RpcClient, type RpcClientParameters } from "../src/rpc/client.ts";
 import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
 import { demoArtifact } from "./support/demo-artifact.ts";
 import { at, only } from "./support/elements.ts";
-import { type FaultProxy, startFaultProxy } from "./support/fault-proxy.ts";
+import { type FaultProxy, type JsonRpcCall, startFaultProxy } from "./support/fault-proxy.ts";
 import { type FollowedNode, followNode } from "./support/index-node.ts";
 import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
 import { transact, waitForReceipt } from "./support/transact.ts";
@@ -204,65 +204,85 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
   });
 });
 
-describe.each(databaseKinds)("a reorganization while one is followed, on %s", (kind) => {
-  let anvil: Anvil;
-  let proxy: FaultProxy | undefined;
-  let indexed: FollowedNode | undefined;
+describe.each(databaseKinds)("the node moving again during a reorganization, on %s", (kind) => {
+  const started: { anvil: Anvil; proxy?: FaultProxy; indexed?: FollowedNode }[] = [];
   afterAll(async () => {
-    await indexed?.drop();
-    await proxy?.close();
-    await anvil?.stop();
+    for (const { anvil, proxy, indexed } of started) {
+      await indexed?.drop();
+      await proxy?.close();
+      await anvil.stop();
+    }
   });
 
-  it("searches for the common ancestor again and ends on the node's chain", async () => {
-    anvil = await startAnvil();
+  /**
+   * Follows `anvil` through a proxy until the indexer holds its head, then runs `reorganize`; the proxy runs
+   * `moveAgain` just before the first request `when` matches after that. The indexer must end on the node's
+   * chain, equal to a fresh index of it.
+   */
+  async function expectEndsOnTheNodesChain(
+    anvil: Anvil,
+    {
+      when,
+      reorganize,
+      moveAgain,
+      client,
+      rangeSize,
+    }: {
+      when: (calls: JsonRpcCall[]) => boolean;
+      reorganize: () => Promise<unknown>;
+      moveAgain: () => Promise<unknown>;
+      client?: Omit<RpcClientParameters, "url">;
+      rangeSize?: number;
+    },
+  ) {
+    const run: (typeof started)[number] = { anvil };
+    started.push(run);
     const node = createRpcClient({ url: anvil.rpcUrl });
-    const account = at(await node.request<Hex[]>("eth_accounts"), 0);
-    await node.request("anvil_mine", ["0x1e"]);
     let armed = false;
     let fired = false;
-    proxy = await startFaultProxy({
+    run.proxy = await startFaultProxy({
       target: anvil.rpcUrl,
       faults: [],
       rate: 0,
-      // The first reorganization's fetch of its blocks: the node moves first to a fork that leaves the
-      // chain below the ancestor that reorganization found.
       beforeForward: async (calls) => {
-        const fetchesBlocks = calls.some(
-          (call) => call.method === "eth_getBlockByNumber" && call.params?.[1],
-        );
-        if (!armed || !fetchesBlocks) return;
+        if (!armed || !when(calls)) return;
         armed = false;
-        await node.request("anvil_reorg", [5, [[{ from: account, to: account, value: "0x2", gasPrice }, 0]]]);
+        await moveAgain();
         fired = true;
       },
     });
-    indexed = await followNode(kind, createRpcClient({ url: proxy.url }), {
+    run.indexed = await followNode(kind, createRpcClient({ ...client, url: run.proxy.url }), {
       pollIntervalMs: 20,
-      rangeSize: 10,
+      rangeSize,
     });
-    const { test, running } = indexed;
-    await untilIndexedHead(node, test.db);
+    const { test, running } = run.indexed;
+    await untilIndexedHead(node, test.db, { failOn: running });
     armed = true;
-    await node.request("anvil_reorg", [2, [[{ from: account, to: account, value: "0x1", gasPrice }, 0]]]);
-    await until("the second reorganization", async () => fired, { failOn: running });
+    await reorganize();
+    await until("the node to move again", async () => fired, { failOn: running });
     await untilIndexedHead(node, test.db, { failOn: running });
     expect(await fingerprint(test.db)).toEqual(await freshIndexFingerprint(node, kind));
-  });
-});
+  }
 
-describe.each(databaseKinds)("the node leaving a block before its state is read, on %s", (kind) => {
-  let anvil: Anvil;
-  let proxy: FaultProxy | undefined;
-  let indexed: FollowedNode | undefined;
-  afterAll(async () => {
-    await indexed?.drop();
-    await proxy?.close();
-    await anvil?.stop();
+  it("searches for the common ancestor again when the node leaves it", async () => {
+    const anvil = await startAnvil();
+    const node = createRpcClient({ url: anvil.rpcUrl });
+    const account = at(await node.request<Hex[]>("eth_accounts"), 0);
+    await node.request("anvil_mine", ["0x1e"]);
+    const reorg = (depth: number, value: Hex) =>
+      node.request("anvil_reorg", [depth, [[{ from: account, to: account, value, gasPrice }, 0]]]);
+    await expectEndsOnTheNodesChain(anvil, {
+      // The first reorganization's fetch of its blocks: the node moves first to a fork that leaves the
+      // chain below the ancestor that reorganization found.
+      when: (calls) => calls.some((call) => call.method === "eth_getBlockByNumber" && call.params?.[1]),
+      reorganize: () => reorg(2, "0x1"),
+      moveAgain: () => reorg(5, "0x2"),
+      rangeSize: 10,
+    });
   });
 
-  it("fetches again the blocks whose state it could not read, and ends on the node's chain", async () => {
-    anvil = await startAnvil();
+  it("fetches again the blocks whose state it could not read when the node leaves them", async () => {
+    const anvil = await startAnvil();
     const node = createRpcClient({ url: anvil.rpcUrl });
     const [owner, holder] = await node.request<Hex[]>("eth_accounts");
     const DemoToken = await demoArtifact("DemoToken");
@@ -277,34 +297,20 @@ describe.each(databaseKinds)("the node leaving a block before its state is read,
       data: encodeFunctionData({ abi: DemoToken.abi, functionName: "mint", args: [holder, 5n] }),
       gasPrice,
     };
+    // Two mints: the token is kept by the reorganization below, which orphans the second, whose block its
+    // supply was read at.
     await transact(node, mint);
-    let armed = false;
-    let fired = false;
-    proxy = await startFaultProxy({
-      target: anvil.rpcUrl,
-      faults: [],
-      rate: 0,
-      // The reorganization's read of the supply minted in the orphaned block, made by the hash of the
-      // replacing range's last block: the node replaces that block first.
-      beforeForward: async (calls) => {
-        if (!armed || !calls.some((call) => call.method === "eth_call")) return;
-        armed = false;
-        await node.request("anvil_reorg", [1, [[{ from: owner, to: owner, value: "0x3", gasPrice }, 0]]]);
-        fired = true;
-      },
-    });
-    indexed = await followNode(kind, createRpcClient({ url: proxy.url, retries: 1, retryDelayMs: 10 }), {
-      pollIntervalMs: 20,
-    });
-    const { test, running } = indexed;
-    // A second mint, whose block the supply is read at: the reorganization below orphans it.
     await transact(node, mint);
-    await untilIndexedHead(node, test.db, { failOn: running });
-    armed = true;
-    await node.request("anvil_reorg", [1, [[{ from: owner, to: owner, value: "0x1", gasPrice }, 0]]]);
-    await until("the node to leave the read block", async () => fired, { failOn: running });
-    await untilIndexedHead(node, test.db, { failOn: running });
-    expect(await fingerprint(test.db)).toEqual(await freshIndexFingerprint(node, kind));
+    const reorg = (value: Hex) =>
+      node.request("anvil_reorg", [1, [[{ from: owner, to: owner, value, gasPrice }, 0]]]);
+    await expectEndsOnTheNodesChain(anvil, {
+      // The reorganization's read of that supply, made by the hash of the replacing range's last block: the
+      // node replaces that block first.
+      when: (calls) => calls.some((call) => call.method === "eth_call"),
+      reorganize: () => reorg("0x1"),
+      moveAgain: () => reorg("0x3"),
+      client: { retries: 1, retryDelayMs: 10 },
+    });
   });
 });
 
