@@ -24,7 +24,19 @@ export function createSyntheticNode(chain: SyntheticChain): RpcClient {
   const number = (tag: unknown) => {
     if (tag === "latest" || tag === "finalized" || tag === "safe") return chain.head;
     if (tag === "earliest") return 0;
+    if (typeof tag === "object" && tag !== null && "blockHash" in tag) return numberOfHash(tag.blockHash);
     return Number(BigInt(tag as string));
+  };
+  // State reads name their block by hash (EIP-1898); a block hash ends with its number.
+  const numberOfHash = (hash: unknown) => {
+    const n = typeof hash === "string" ? Number.parseInt(hash.slice(-8), 16) : Number.NaN;
+    if (!(n <= chain.head) || chain.blockHash(n) !== hash)
+      throw new RpcResponseError({
+        method: "eth_call",
+        code: -32000,
+        message: `header for hash ${hash} not found`,
+      });
+    return n;
   };
 
   function answer(method: string, params: unknown[] = []): unknown {
