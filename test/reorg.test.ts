@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { readCheckpoint } from "../src/db/checkpoints.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
+import { compileSources } from "../src/demo/compile.ts";
 import { ReorgTooDeepError } from "../src/indexer/create-indexer.ts";
+import { required } from "../src/required.ts";
 import { createRpcClient, type RpcClient, type RpcClientParameters } from "../src/rpc/client.ts";
 import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
 import { demoArtifact } from "./support/demo-artifact.ts";
@@ -171,6 +173,60 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
       await app.close();
     },
   );
+
+  it("takes back a token's promotion to ERC-404 when the block that promoted it is orphaned", async () => {
+    // Both Transfer forms under one topic: an ERC-20 until it emits the ERC-721 form.
+    const { Shifting } = await compileSources({
+      "Shifting.sol": `
+        // SPDX-License-Identifier: MIT
+        pragma solidity ^0.8.20;
+        contract Shifting {
+          function fungible(address to, uint256 amount) external {
+            bytes32 transfer = keccak256("Transfer(address,address,uint256)");
+            assembly { mstore(0, amount) log3(0, 32, transfer, 0, to) }
+          }
+          function collectible(address to, uint256 id) external {
+            bytes32 transfer = keccak256("Transfer(address,address,uint256)");
+            assembly { log4(0, 0, transfer, 0, to, id) }
+          }
+        }`,
+    });
+    const shifting = required(Shifting, "the Shifting artifact");
+    const call = (functionName: "fungible" | "collectible", args: unknown[]) =>
+      encodeFunctionData({ abi: shifting.abi, functionName, args } as never);
+    const deployed = await transact(client, { from: at(accounts, 0), data: shifting.bytecode, gasPrice });
+    const address = deployed.contractAddress as Hex;
+    await transact(client, {
+      from: at(accounts, 0),
+      to: address,
+      data: call("fungible", [accounts[1], 5n]),
+      gasPrice,
+    });
+    await caughtUp();
+    await transact(client, {
+      from: at(accounts, 0),
+      to: address,
+      data: call("collectible", [accounts[2], 7n]),
+      gasPrice,
+    });
+    await transact(client, { from: at(accounts, 1), to: accounts[2], value: "0x1", gasPrice });
+    const typeOf = async () =>
+      only(
+        await test.db.query<{ type: string }>("SELECT type FROM tokens WHERE address = $1", [
+          Buffer.from(address.slice(2), "hex"),
+        ]),
+      ).type;
+    // Indexed as it came, and in one range by a fresh index: the same promotion.
+    await expectCanonical();
+    expect(await typeOf()).toBe("ERC-404");
+
+    await client.request("anvil_reorg", [
+      2,
+      [[{ from: accounts[3], to: accounts[4], value: "0x2", gasPrice }, 0]],
+    ]);
+    await expectCanonical();
+    expect(await typeOf()).toBe("ERC-20");
+  });
 
   it("drops blocks when the node's chain gets shorter: supplies read and contracts created in them", async () => {
     await caughtUp();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Direction } from "../src/db/direction.ts";
-import { createRangeRows, insertTable } from "../src/db/tables.ts";
+import { createRangeRows, deleteAbove, insertTable } from "../src/db/tables.ts";
 import { applyTokenBalanceChanges } from "../src/db/token-balances.ts";
 import { storeTokensAndTypes } from "../src/db/token-types.ts";
 import { createTestDatabase, databaseKinds } from "./support/databases.ts";
@@ -46,14 +46,16 @@ function rangeOf(block: number, form: string, type: string) {
     total_supply: null,
     first_seen_block: block,
     read_at_block: -1,
+    promoted_at_block: null,
+    type_before_promotion: null,
   });
   return rows;
 }
 
 // Endpoints 8 and 13 filter on the type stamped on each transfer row (endpoint 1 on each balance's): it must follow tokens.type, also
-// when a later range turns an ERC-20 into an ERC-404.
+// when a later range turns an ERC-20 into an ERC-404, and when a reorganization takes that back.
 describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
-  it("stamps new rows with the stored type and restamps a token's rows when its type changes", async () => {
+  it("stamps new rows with the stored type and restamps a token's rows when its type changes, and back", async () => {
     const test = await createTestDatabase(kind);
     try {
       const types = async () =>
@@ -94,6 +96,26 @@ describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
         { table: "balances", type: "ERC-404", rows: 4 },
         { table: "links", type: "ERC-404", rows: 6 },
         { table: "transfers", type: "ERC-404", rows: 3 },
+      ]);
+      const token = async () =>
+        test.db.query("SELECT type, promoted_at_block::int, type_before_promotion FROM tokens");
+      expect(await token()).toEqual([
+        { type: "ERC-404", promoted_at_block: 3, type_before_promotion: "ERC-20" },
+      ]);
+
+      // A reorganization that orphans block 2 keeps the promotion; one that orphans block 3 takes it back.
+      await test.db.transaction((tx) => deleteAbove(tx, 3n));
+      expect(await token()).toEqual([
+        { type: "ERC-404", promoted_at_block: 3, type_before_promotion: "ERC-20" },
+      ]);
+      await test.db.transaction((tx) => deleteAbove(tx, 2n));
+      expect(await token()).toEqual([
+        { type: "ERC-20", promoted_at_block: null, type_before_promotion: null },
+      ]);
+      expect(await types()).toEqual([
+        { table: "balances", type: "ERC-20", rows: 2 },
+        { table: "links", type: "ERC-20", rows: 4 },
+        { table: "transfers", type: "ERC-20", rows: 2 },
       ]);
     } finally {
       await test.drop();

@@ -10,7 +10,7 @@ import {
   type TableRows,
 } from "./table-rows.ts";
 import { applyTokenBalanceChanges } from "./token-balances.ts";
-import { storeTokensAndTypes } from "./token-types.ts";
+import { storeTokensAndTypes, takeBackPromotions } from "./token-types.ts";
 
 /**
  * How a reorganization takes back a table's rows of the blocks above `$1`:
@@ -282,18 +282,21 @@ export const tables = {
       total_supply: "numeric",
       first_seen_block: "int8",
       read_at_block: "int8",
+      promoted_at_block: "int8",
+      type_before_promotion: "text",
     },
     write: { run: (tx, rows) => storeTokensAndTypes(tx, rows) },
     // State is read at the end of a range (the indexer's attachTokens).
     volatile: ["read_at_block"],
     // A supply read in an orphaned block is stale: the reorganization reads it again at the end of the
-    // range that replaces the orphaned blocks.
+    // range that replaces the orphaned blocks. A promotion to ERC-404 made in one is taken back.
     reorganization: {
       run: async (tx, above) => {
         await tx.query("DELETE FROM tokens WHERE first_seen_block > $1", [above.toString()]);
         await tx.query("UPDATE tokens SET total_supply = NULL, read_at_block = -1 WHERE read_at_block > $1", [
           above.toString(),
         ]);
+        await takeBackPromotions(tx, above);
       },
     },
   }),

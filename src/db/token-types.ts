@@ -30,38 +30,48 @@ const tokensOnConflict = `ON CONFLICT (address) DO UPDATE SET
  * Stores the range's tokens and gives each of the range's transfer rows (and their per-address rows)
  * its token's type as stored, so that a type filter is an index range scan (balances take the type from
  * the transfers, see applyTokenBalanceChanges). A token whose type the range changed (an ERC-20 or
- * ERC-721 that turns out to be an ERC-404) has its stored transfers and balances restamped: once in the
- * token's life, as types only ever become ERC-404.
+ * ERC-721 that turns out to be an ERC-404) has its stored transfers and balances restamped, and the
+ * block of the range's first transfer in the form it had not used is kept with its former type, for a
+ * reorganization that orphans that block (takeBackPromotions).
  */
 export async function storeTokensAndTypes(tx: Queryable, rows: RangeRows): Promise<void> {
   const transfers = rows.tokenTransfers.values;
   const tokenOf = transfers.token_address.map((address) => address?.toLowerCase() ?? "");
   const addresses = [...new Set(tokenOf)];
   const before = await readTokenTypes(tx, addresses);
+  // A row of a token with no transfer in the range only carries a supply read again after a
+  // reorganization, and the type it was given before that reorganization took a promotion back.
+  const moving = new Set(tokenOf);
+  const tokenRows = rows.tokens.values;
+  const rowAddresses = tokenRows.address.map((address) => address?.toLowerCase() ?? "");
+  const stored = await readTokenTypes(
+    tx,
+    rowAddresses.filter((address) => !moving.has(address)),
+  );
+  tokenRows.type = tokenRows.type.map((type, i) => stored.get(rowAddresses[i] as string) ?? type);
   await insertRows(tx, rows.tokens, { onConflict: tokensOnConflict });
   const after = await readTokenTypes(tx, addresses);
-  const changed = [...before].filter(([address, type]) => after.get(address) !== type);
-  if (changed.length > 0) {
-    const params = [
-      changed.map(([address]) => byteaText(address)),
-      changed.map(([address]) => after.get(address)),
-    ];
+  const promoted = [...before].filter(([address, type]) => after.get(address) !== type);
+  if (promoted.length > 0) {
+    const promotedAt = promoted.map(([address, type]) => {
+      let first = Number.POSITIVE_INFINITY;
+      tokenOf.forEach((token, i) => {
+        const form = transfers.token_type[i];
+        if (token === address && form !== type && (form === "ERC-20" || form === "ERC-721"))
+          first = Math.min(first, Number(transfers.block_number[i]));
+      });
+      return first;
+    });
     await tx.query(
-      `UPDATE address_token_transfers a SET token_contract_type = c.type
-       FROM unnest($1::text[]::bytea[], $2::text[]) AS c(address, type)
-       JOIN token_transfers t ON t.token_address = c.address
-       WHERE a.address IN (t.from_address, t.to_address) AND a.direction IN (${transferDirections.join(", ")})
-         AND a.block_number = t.block_number AND a.log_index = t.log_index`,
-      params,
+      `UPDATE tokens t SET promoted_at_block = c.block, type_before_promotion = c.type
+       FROM unnest($1::text[]::bytea[], $2::bigint[], $3::text[]) AS c(address, block, type)
+       WHERE t.address = c.address`,
+      [promoted.map(([address]) => byteaText(address)), promotedAt, promoted.map(([, type]) => type)],
     );
-    for (const table of ["token_transfers", "token_balances"]) {
-      await tx.query(
-        `UPDATE ${table} t SET token_contract_type = c.type
-         FROM unnest($1::text[]::bytea[], $2::text[]) AS c(address, type)
-         WHERE t.token_address = c.address`,
-        params,
-      );
-    }
+    await restampTokenTypes(
+      tx,
+      promoted.map(([address]) => [address, after.get(address) as string]),
+    );
   }
   transfers.token_contract_type = tokenOf.map((address) => after.get(address));
   const typeAt = new Map(
@@ -74,6 +84,49 @@ export async function storeTokensAndTypes(tx: Queryable, rows: RangeRows): Promi
   links.token_contract_type = links.block_number.map((block, i) =>
     typeAt.get(`${block}/${links.log_index[i]}`),
   );
+}
+
+/**
+ * Gives back their former type to the tokens promoted to ERC-404 in blocks above `above`, which a
+ * reorganization orphans, and restamps their kept rows. Runs after the orphaned transfers and balances
+ * are taken back, so only kept rows are restamped.
+ */
+export async function takeBackPromotions(tx: Queryable, above: bigint): Promise<void> {
+  const demoted = await tx.query<{ address: string; type: string }>(
+    `UPDATE tokens SET type = type_before_promotion, promoted_at_block = NULL, type_before_promotion = NULL
+     WHERE promoted_at_block > $1
+     RETURNING '0x' || encode(address, 'hex') AS address, type`,
+    [above.toString()],
+  );
+  await restampTokenTypes(
+    tx,
+    demoted.map(({ address, type }) => [address, type]),
+  );
+}
+
+/**
+ * Stamps every stored transfer, per-address transfer link and balance of each token with its new type:
+ * once in a token's life, when it becomes ERC-404 (and again if a reorganization takes that back).
+ */
+async function restampTokenTypes(tx: Queryable, types: [address: string, type: string][]): Promise<void> {
+  if (types.length === 0) return;
+  const params = [types.map(([address]) => byteaText(address)), types.map(([, type]) => type)];
+  await tx.query(
+    `UPDATE address_token_transfers a SET token_contract_type = c.type
+     FROM unnest($1::text[]::bytea[], $2::text[]) AS c(address, type)
+     JOIN token_transfers t ON t.token_address = c.address
+     WHERE a.address IN (t.from_address, t.to_address) AND a.direction IN (${transferDirections.join(", ")})
+       AND a.block_number = t.block_number AND a.log_index = t.log_index`,
+    params,
+  );
+  for (const table of ["token_transfers", "token_balances"]) {
+    await tx.query(
+      `UPDATE ${table} t SET token_contract_type = c.type
+       FROM unnest($1::text[]::bytea[], $2::text[]) AS c(address, type)
+       WHERE t.token_address = c.address`,
+      params,
+    );
+  }
 }
 
 /** Stored types of the tokens at `addresses` (lowercase `0x` hex), keyed the same way. */

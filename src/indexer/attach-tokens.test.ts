@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { TokenTransferType } from "../decode/token-transfer.ts";
 import { tokenType } from "./attach-tokens.ts";
 
-const forms = (...types: TokenTransferType[]) => new Set(types);
+const forms = (...types: TokenTransferType[]) => new Map(types.map((type, i) => [type, i]));
 
 describe("tokenType", () => {
   it("follows the transfer events a token emitted", () => {

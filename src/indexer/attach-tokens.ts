@@ -63,6 +63,7 @@ export async function attachTokens({ client, db, range, keptUpTo }: AttachTokens
   for (const read of reads) {
     const candidate = range.tokenCandidates.get(read.address);
     const token = metadata.get(read.address);
+    const promotion = candidate && read.describe ? promotionWithin(candidate.forms, token) : undefined;
     rows.tokens.push({
       address: read.address,
       type: candidate
@@ -74,6 +75,8 @@ export async function attachTokens({ client, db, range, keptUpTo }: AttachTokens
       total_supply: token?.totalSupply,
       first_seen_block: candidate?.firstBlock ?? Number(to),
       read_at_block: Number(to),
+      promoted_at_block: promotion?.block,
+      type_before_promotion: promotion?.typeBefore,
     });
   }
   for (const [address, candidate] of candidates) {
@@ -88,6 +91,8 @@ export async function attachTokens({ client, db, range, keptUpTo }: AttachTokens
       total_supply: null,
       first_seen_block: candidate.firstBlock,
       read_at_block: -1,
+      promoted_at_block: null,
+      type_before_promotion: null,
     });
   }
 }
@@ -106,4 +111,28 @@ export function tokenType(
   if (forms.has("ERC-20") && forms.has("ERC-721")) return "ERC-404";
   if (forms.has("ERC-721")) return (reading?.decimals ?? 0) > 0 ? "ERC-404" : "ERC-721";
   return reading?.supportsErc721 === true ? "ERC-404" : "ERC-20";
+}
+
+/**
+ * Where a token new in the range became ERC-404 within it: the first block of the Transfer form it used
+ * second, and the type its first form alone gave it. None when it was ERC-404 from its first block (both
+ * forms there, or what it says of itself), or never.
+ */
+function promotionWithin(
+  forms: TokenCandidate["forms"],
+  reading: Pick<TokenMetadata, "decimals" | "supportsErc721"> | undefined,
+): { block: number; typeBefore: StoredTokenType } | undefined {
+  const fungible = forms.get("ERC-20");
+  const collectible = forms.get("ERC-721");
+  if (
+    forms.has("ERC-1155") ||
+    fungible === undefined ||
+    collectible === undefined ||
+    fungible === collectible
+  )
+    return undefined;
+  const [first, second] =
+    fungible < collectible ? (["ERC-20", collectible] as const) : (["ERC-721", fungible] as const);
+  const typeBefore = tokenType(new Map([[first, 0]]), reading);
+  return typeBefore === "ERC-404" ? undefined : { block: second, typeBefore };
 }

@@ -5,7 +5,8 @@ import { rangeBlocks } from "./range-blocks.ts";
 
 /** A token whose transfers appear in a range: the event forms it used, and what its state reads need. */
 export type TokenCandidate = {
-  forms: Set<TokenTransferType>;
+  /** Each event form it used in the range, with the first block it used it in. */
+  forms: Map<TokenTransferType, number>;
   /** Its first transfer in the range. */
   firstBlock: number;
   /** Whether it minted or burned in the range, which changes its supply. */
@@ -42,11 +43,11 @@ export function tokenCandidatesOf(
       transfers.set(transferKey(number, Number(log.logIndex)), transfer);
       if (transfer === "malformed") continue;
       const candidate = candidates.get(transfer.token) ?? {
-        forms: new Set(),
+        forms: new Map(),
         firstBlock: number,
         supplyChanged: false,
       };
-      candidate.forms.add(transfer.type);
+      if (!candidate.forms.has(transfer.type)) candidate.forms.set(transfer.type, number);
       if (transfer.from === zeroAddress || transfer.to === zeroAddress) candidate.supplyChanged = true;
       candidates.set(transfer.token, candidate);
     }
