@@ -5,10 +5,11 @@ import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, fingerprint } from "./support/databases.ts";
 import { demoArtifact } from "./support/demo-artifact.ts";
 import { at, only } from "./support/elements.ts";
-import { indexNode } from "./support/index-node.ts";
-import { freshIndexFingerprint } from "./support/node-head.ts";
+import { type FollowedNode, followNode, indexNode } from "./support/index-node.ts";
+import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
 import { type RoutingProxy, startRoutingProxy } from "./support/routing-proxy.ts";
 import { transact } from "./support/transact.ts";
+import { until } from "./support/until.ts";
 
 /** Called with data on one chain, where it holds no code; the other chain gives it code. */
 const callee: Hex = "0x00000000000000000000000000000000000ca11e";
@@ -97,3 +98,57 @@ describe.each(databaseKinds)("a node whose backends follow different forks, on %
     }
   });
 });
+
+/**
+ * A load balancer's backend a block behind the others answers some `eth_blockNumber` calls with the
+ * height before: the stored tip is then above the node's head for a few polls, which is no shorter chain.
+ */
+describe.each(databaseKinds)(
+  "a node whose head lags behind the stored tip for a few polls, on %s",
+  (kind) => {
+    let anvil: Anvil;
+    let proxy: RoutingProxy;
+    let followed: FollowedNode | undefined;
+    let lag = { head: 0n, calls: 0 };
+
+    beforeAll(async () => {
+      anvil = await startAnvil();
+      proxy = await startRoutingProxy({
+        route: () => anvil.rpcUrl,
+        answer: (call) => {
+          if (call.method !== "eth_blockNumber" || lag.calls === 0) return undefined;
+          lag.calls--;
+          return { result: toHex(lag.head) };
+        },
+      });
+    });
+    afterAll(async () => {
+      await followed?.drop();
+      await proxy?.close();
+      await anvil?.stop();
+    });
+
+    it("keeps the tip it stored instead of rolling it back", async () => {
+      const node = createRpcClient({ url: anvil.rpcUrl });
+      await node.request("anvil_mine", ["0x5"]);
+      followed = await followNode(kind, createRpcClient({ url: proxy.url }), { pollIntervalMs: 20 });
+      const { db } = followed.test;
+      await untilIndexedHead(node, db);
+      const tip = BigInt(await node.request<Hex>("eth_blockNumber"));
+      // The row's version: a block rolled back and fetched again is a row written anew.
+      const tipRow = async () =>
+        only(
+          await db.query<{ xmin: string }>("SELECT xmin::text FROM blocks WHERE number = $1", [
+            tip.toString(),
+          ]),
+        ).xmin;
+      const written = await tipRow();
+      // Two calls a poll (the tip's check and catch-up): four polls see the lagging head.
+      lag = { head: tip - 1n, calls: 8 };
+      await until("the lagging answers to be given", async () => lag.calls === 0);
+      await node.request("anvil_mine", ["0x1"]);
+      await untilIndexedHead(node, db);
+      expect(await tipRow()).toBe(written);
+    });
+  },
+);

@@ -56,8 +56,10 @@ export type CreateIndexerParameters = {
 };
 
 /**
- * Failed reads after which a node whose head stays below a range's last block is taken to have left it
- * (about 12 s of the retry loop's backoff): a load balancer's backend that lags gets that long to catch up.
+ * Times a node's head is seen below a block before the block is taken to be gone from its chain: failed
+ * reads of a range's state (about 12 s of the retry loop's backoff), or polls that find the stored tip above
+ * the head. A load balancer's backend that lags gets that long to catch up; a chain that got shorter is
+ * followed that much later.
  */
 const blockGoneAfterFailures = 6;
 
@@ -131,6 +133,8 @@ export function createIndexer({
   let compactionCheckAt: bigint | null = null;
   let abandonedRebuildsDropped = db.kind !== "postgres";
   let pastRpcRecorded = false;
+  // Polls in a row that found the node's head below the stored tip (see blockGoneAfterFailures).
+  let pollsWithTipAboveHead = 0;
 
   async function prepare(signal?: AbortSignal) {
     const [chainId, [genesis]] = await Promise.all([
@@ -428,6 +432,8 @@ export function createIndexer({
       logger,
       signal,
     });
+    if (block === null && ++pollsWithTipAboveHead < blockGoneAfterFailures) return;
+    pollsWithTipAboveHead = 0;
     const stored = await readBlockHashes(db, tip, tip);
     if (block?.hash !== stored.get(tip)) await reorganize(tip, signal);
   }
@@ -466,7 +472,10 @@ export function createIndexer({
     await reconcileTip(signal);
     await catchUp(undefined, signal);
     // Falling behind (a burst of blocks, a slow node) is catching up again, not following.
-    const atHead = state.indexedBlock === state.headBlock;
+    // A head below the stored tip (a lagging backend, see reconcileTip) leaves nothing to catch up either.
+    const atHead =
+      state.indexedBlock === state.headBlock ||
+      (state.indexedBlock !== null && state.headBlock !== null && state.indexedBlock > state.headBlock);
     const wasFollowing = state.following;
     if (!wasFollowing && atHead)
       logger.info({ indexed: Number(state.indexedBlock) }, "caught up; following new blocks");
