@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSyntheticChain, type SyntheticChain } from "../bench/dataset/synthetic-chain.ts";
 import { createSyntheticNode } from "../bench/dataset/synthetic-node.ts";
+import { byteaParam } from "../src/db/table-rows.ts";
 import { createIndexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
 import { RpcResponseError } from "../src/rpc/errors.ts";
@@ -32,7 +33,6 @@ describe.each(databaseKinds)("the benchmark's synthetic chain indexed on %s", (k
     await test?.drop();
   });
 
-  const bytes = (hex: string) => Buffer.from(hex.slice(2), "hex");
   const count = async (sql: string, params: unknown[] = []) =>
     only(await test.db.query<{ count: number }>(`SELECT count(*)::int AS count FROM ${sql}`, params)).count;
 
@@ -47,7 +47,9 @@ describe.each(databaseKinds)("the benchmark's synthetic chain indexed on %s", (k
     }
     // The shape's figure leaves out the few ERC-721 ids the hot address mints itself.
     expect(served).toBeGreaterThanOrEqual(chain.shape.hotAddressTransactions);
-    expect(await count("transactions WHERE $1 IN (from_address, to_address)", [bytes(hot)])).toBe(served);
+    expect(await count("transactions WHERE $1 IN (from_address, to_address)", [byteaParam(hot)])).toBe(
+      served,
+    );
   });
 
   it("keeps the tokens' transfers, holders, ids and supplies read at their block", async () => {
@@ -55,29 +57,31 @@ describe.each(databaseKinds)("the benchmark's synthetic chain indexed on %s", (k
       only(
         await test.db.query<{ holders_count: string; total_supply: string | null; type: string }>(
           "SELECT holders_count::text, total_supply::text, type FROM tokens WHERE address = $1",
-          [bytes(address)],
+          [byteaParam(address)],
         ),
       );
     const erc20 = await token(chain.addresses.erc20);
     expect(erc20.type).toBe("ERC-20");
     // The shape counts the claims and the holders' transfers; the hot address's payouts come on top.
     expect(Number(erc20.holders_count)).toBe(
-      await count("token_balances WHERE token_address = $1 AND value > 0", [bytes(chain.addresses.erc20)]),
+      await count("token_balances WHERE token_address = $1 AND value > 0", [
+        byteaParam(chain.addresses.erc20),
+      ]),
     );
     expect(Number(erc20.holders_count)).toBeGreaterThan(chain.shape.erc20Holders);
     expect(
-      await count("token_transfers WHERE token_address = $1", [bytes(chain.addresses.erc20)]),
+      await count("token_transfers WHERE token_address = $1", [byteaParam(chain.addresses.erc20)]),
     ).toBeGreaterThan(chain.shape.erc20Transfers);
     const erc721 = await token(chain.addresses.erc721);
     expect(erc721.type).toBe("ERC-721");
     // The supply is an eth_call the node answers at the block the indexer names (by its hash).
     expect(erc721.total_supply).toBe(String(chain.shape.erc721Ids));
-    expect(await count("token_instances WHERE token_address = $1", [bytes(chain.addresses.erc721)])).toBe(
-      chain.shape.erc721Ids,
-    );
-    expect(await count("token_instances WHERE token_address = $1", [bytes(chain.addresses.erc1155)])).toBe(
-      chain.shape.erc1155Ids,
-    );
+    expect(
+      await count("token_instances WHERE token_address = $1", [byteaParam(chain.addresses.erc721)]),
+    ).toBe(chain.shape.erc721Ids);
+    expect(
+      await count("token_instances WHERE token_address = $1", [byteaParam(chain.addresses.erc1155)]),
+    ).toBe(chain.shape.erc1155Ids);
     expect((await token(chain.addresses.erc404)).type).toBe("ERC-404");
   });
 

@@ -37,21 +37,22 @@ const tokensOnConflict = `ON CONFLICT (address) DO UPDATE SET
 export async function storeTokensAndTypes(tx: Queryable, rows: RangeRows): Promise<void> {
   const transfers = rows.tokenTransfers.values;
   const tokenOf = transfers.token_address.map((address) => address?.toLowerCase() ?? "");
-  const addresses = [...new Set(tokenOf)];
-  const before = await readTokenTypes(tx, addresses);
-  // A row of a token with no transfer in the range only carries a supply read again after a
-  // reorganization, and the type it was given before that reorganization took a promotion back.
   const moving = new Set(tokenOf);
   const tokenRows = rows.tokens.values;
   const rowAddresses = tokenRows.address.map((address) => address?.toLowerCase() ?? "");
-  const stored = await readTokenTypes(
-    tx,
-    rowAddresses.filter((address) => !moving.has(address)),
-  );
-  tokenRows.type = tokenRows.type.map((type, i) => stored.get(rowAddresses[i] as string) ?? type);
+  const before = await readTokenTypes(tx, [...new Set([...moving, ...rowAddresses])]);
+  // A row of a token with no transfer in the range only carries a supply read again after a
+  // reorganization, and the type it was given before that reorganization took a promotion back.
+  tokenRows.type = tokenRows.type.map((type, i) => {
+    const address = rowAddresses[i] as string;
+    return moving.has(address) ? type : (before.get(address) ?? type);
+  });
   await insertRows(tx, rows.tokens, { onConflict: tokensOnConflict });
-  const after = await readTokenTypes(tx, addresses);
-  const promoted = [...before].filter(([address, type]) => after.get(address) !== type);
+  const after = await readTokenTypes(tx, [...moving]);
+  const promoted = [...moving].flatMap((address) => {
+    const type = before.get(address);
+    return type !== undefined && after.get(address) !== type ? [[address, type] as const] : [];
+  });
   if (promoted.length > 0) {
     const promotedAt = promoted.map(([address, type]) => {
       let first = Number.POSITIVE_INFINITY;
