@@ -2,6 +2,7 @@ import { encodeDeployData, encodeFunctionData, getAddress, type Hex, toHex } fro
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
+import { eth_getBlockByNumber } from "../src/rpc/eth_getBlockByNumber.ts";
 import { databaseKinds, fingerprint } from "./support/databases.ts";
 import { demoArtifact } from "./support/demo-artifact.ts";
 import { at, only } from "./support/elements.ts";
@@ -13,13 +14,15 @@ import { until } from "./support/until.ts";
 
 /** Called with data on one chain, where it holds no code; the other chain gives it code. */
 const callee: Hex = "0x00000000000000000000000000000000000ca11e";
+/** The callee's code on the other chain: CALL(gas, 0x…beef, 0, 0, 0, 0, 0), then STOP. */
+const calleeCodeOnOther: Hex = "0x6000600060006000600073000000000000000000000000000000000000beef5af100";
 const stateReads = new Set(["eth_call", "eth_getCode", "eth_getStorageAt"]);
 
 /**
  * Two nodes on different chains behind one URL, as backends of a load balancer that disagree on a fork:
- * blocks come from one, and the first of each kind of state read goes to the other, whose block of the
- * same number holds other state (another supply of the same token, code at an address the first chain
- * only calls).
+ * blocks come from one, and the first of each kind of state read (or every trace) goes to the other, whose
+ * block of the same number holds other state (another supply of the same token, code at an address the
+ * first chain only calls).
  */
 describe.each(databaseKinds)("a node whose backends follow different forks, on %s", (kind) => {
   let canonical: Anvil;
@@ -52,7 +55,9 @@ describe.each(databaseKinds)("a node whose backends follow different forks, on %
     expect(await mintOn(otherClient, 7n * 10n ** 18n)).toBe(token);
     const [owner] = await canonicalClient.request<Hex[]>("eth_accounts");
     await transact(canonicalClient, { from: owner as Hex, to: callee, data: "0x12345678" });
-    await otherClient.request("anvil_setCode", [callee, "0x602a60005260206000f3"]);
+    await otherClient.request("anvil_setCode", [callee, calleeCodeOnOther]);
+    // The same transaction at the same height, where the callee calls on: one frame more in its trace.
+    await transact(otherClient, { from: owner as Hex, to: callee, data: "0x12345678", gas: toHex(100_000) });
     await otherClient.request("anvil_mine", ["0x8"]);
 
     const asked = new Map<string, number>();
@@ -95,6 +100,38 @@ describe.each(databaseKinds)("a node whose backends follow different forks, on %
       );
     } finally {
       await test.drop();
+    }
+  });
+
+  it("traces its blocks by hash when the node's callTracer answers name no transaction", async () => {
+    // An older geth answers without txHash; these answers come from the other fork's blocks.
+    const unnamed = await startRoutingProxy({
+      route: (calls) =>
+        at(calls, 0).method === "debug_traceBlockByNumber" ? other.rpcUrl : canonical.rpcUrl,
+      rewrite: (call, answer) =>
+        call.method === "debug_traceBlockByNumber" && Array.isArray(answer.result)
+          ? { ...answer, result: answer.result.map(({ txHash: _, ...result }) => result) }
+          : answer,
+    });
+    try {
+      const { test } = await indexNode(kind, createRpcClient({ url: unnamed.url }), { tracer: "callTracer" });
+      try {
+        const canonicalClient = createRpcClient({ url: canonical.rpcUrl });
+        expect(await fingerprint(test.db)).toEqual(await freshIndexFingerprint(canonicalClient, kind));
+        const withTransactions = await Promise.all(
+          [1n, 2n, 3n].map(
+            async (n) => (await eth_getBlockByNumber(canonicalClient, { blocks: [n] }))[0]?.hash,
+          ),
+        );
+        const tracedByHash = unnamed.calls
+          .filter((call) => call.method === "debug_traceBlockByHash")
+          .map((call) => at(call.params ?? [], 0));
+        expect(tracedByHash.sort()).toEqual(withTransactions.sort());
+      } finally {
+        await test.drop();
+      }
+    } finally {
+      await unnamed.close();
     }
   });
 });

@@ -1,6 +1,7 @@
 import type { Address, Hash } from "viem";
 import { required } from "../required.ts";
 import type { RpcClient } from "../rpc/client.ts";
+import { debug_traceBlockByHash } from "../rpc/debug_traceBlockByHash.ts";
 import { type CallTracerResult, debug_traceBlockByNumber } from "../rpc/debug_traceBlockByNumber.ts";
 import { isMethodNotSupported, RpcInvalidAnswerError } from "../rpc/errors.ts";
 import { eth_getBlockByNumber } from "../rpc/eth_getBlockByNumber.ts";
@@ -72,11 +73,13 @@ export async function fetchRange(
   const numbers: bigint[] = [];
   for (let n = from; n <= to; n++) numbers.push(n);
   // Blocks and receipts are asked for at once, by number; validateRange then proves they belong together.
-  const [maybeBlocks, maybeReceipts, traces] = await Promise.all([
+  const [maybeBlocks, maybeReceipts, tracesByNumber] = await Promise.all([
     eth_getBlockByNumber(client, { blocks: numbers }),
     withoutBlockReceipts.has(client) ? null : receiptsByNumber(client, numbers),
     tracer === "callTracer"
-      ? debug_traceBlockByNumber(client, { blocks: numbers })
+      ? tracedByHash.has(client)
+        ? null
+        : debug_traceBlockByNumber(client, { blocks: numbers })
       : tracer === "parity"
         ? trace_block(client, { blocks: numbers })
         : null,
@@ -86,6 +89,10 @@ export async function fetchRange(
   const { parentHash } = required(blocks[0], `block ${from}`);
   const toHash = required(blocks.at(-1)?.hash, `block ${to}`);
   const at = { number: to, hash: toHash };
+  const traces =
+    tracer === "callTracer"
+      ? await callTracesOf(client, blocks, tracesByNumber as CallTracerResult[][] | null)
+      : tracesByNumber;
   const internalTransactions = traces && mapTraces(tracer, blocks, receipts, traces);
 
   const contracts = new Set<Address>();
@@ -163,17 +170,8 @@ function mapTraces(
       gasUsed: BigInt(receipt.gasUsed),
     }));
     const blockTraces = traces[b] ?? [];
-    if (tracer === "callTracer") {
-      const results = blockTraces as CallTracerResult[];
-      const mismatch =
-        results.length !== transactions.length ||
-        results.some((r, t) => r.txHash && r.txHash !== transactions[t]?.hash);
-      if (mismatch)
-        throw new RpcInvalidAnswerError(
-          `block ${block.number}: callTracer results do not match its transactions`,
-        );
-      return mapCallTracerBlock(results, transactions);
-    }
+    // Checks each result's txHash against its transaction, and their count.
+    if (tracer === "callTracer") return mapCallTracerBlock(blockTraces as CallTracerResult[], transactions);
     const entries = blockTraces as ParityTrace[];
     const foreign = entries.find(
       (entry) =>
@@ -187,6 +185,47 @@ function mapTraces(
       );
     return mapParityBlock(entries, transactions);
   });
+}
+
+/** Nodes whose callTracer answers name no transaction (geth before 1.11): their blocks are traced by hash. */
+const tracedByHash = new WeakSet<RpcClient>();
+/** Nodes that refuse `debug_traceBlockByHash`: their answers by number are checked by count only. */
+const untracedByHash = new WeakSet<RpcClient>();
+
+/**
+ * The callTracer results of each block, each proven to be its block's. An answer by number that names
+ * every transaction (`txHash`) is checked against them in mapCallTracerBlock. One that leaves the hashes
+ * out could be another fork's block of the same height and transaction count (a load balancer's backend
+ * on another fork), so its blocks are traced again by hash, and that node's later ranges by hash only.
+ *
+ * @param byNumber - The answers by number, or null when the node is traced by hash only.
+ */
+async function callTracesOf(
+  client: RpcClient,
+  blocks: RpcFullBlock[],
+  byNumber: CallTracerResult[][] | null,
+): Promise<CallTracerResult[][]> {
+  const unnamed = blocks.flatMap((block, b) =>
+    block.transactions.length > 0 && (byNumber === null || byNumber[b]?.some((result) => !result.txHash))
+      ? [b]
+      : [],
+  );
+  const traces = byNumber ?? blocks.map(() => []);
+  if (unnamed.length === 0 || (byNumber !== null && untracedByHash.has(client))) return traces;
+  try {
+    const byHash = await debug_traceBlockByHash(client, {
+      hashes: unnamed.map((b) => required(blocks[b], `block ${b}`).hash),
+    });
+    tracedByHash.add(client);
+    unnamed.forEach((b, i) => {
+      traces[b] = byHash[i] ?? [];
+    });
+    return traces;
+  } catch (error) {
+    if (byNumber === null || !isMethodNotSupported(error)) throw error;
+    untracedByHash.add(client);
+    return byNumber;
+  }
 }
 
 const withoutCode = new WeakSet<RpcClient>();

@@ -14,6 +14,8 @@ export type StartRoutingProxyParameters = {
   route: (calls: JsonRpcCall[]) => string;
   /** Answers a call itself instead of forwarding it (a node that refuses what others accept); undefined forwards. */
   answer?: (call: JsonRpcCall) => Omit<JsonRpcAnswer, "jsonrpc" | "id"> | undefined;
+  /** Changes a forwarded call's answer before it goes back (a node that leaves fields out). */
+  rewrite?: (call: JsonRpcCall, answer: JsonRpcAnswer) => JsonRpcAnswer;
 };
 
 export type RoutingProxy = {
@@ -25,11 +27,13 @@ export type RoutingProxy = {
 
 /**
  * An HTTP JSON-RPC proxy on 127.0.0.1 that sends each request to the node `route` picks (a load balancer
- * whose backends may follow different forks) and answers the calls `answer` takes itself.
+ * whose backends may follow different forks), answers the calls `answer` takes itself, and passes the
+ * others' answers through `rewrite`.
  */
 export async function startRoutingProxy({
   route,
   answer,
+  rewrite = (_call, forwarded) => forwarded,
 }: StartRoutingProxyParameters): Promise<RoutingProxy> {
   const calls: JsonRpcCall[] = [];
   const server = createServer((request, response) => {
@@ -57,7 +61,10 @@ export async function startRoutingProxy({
         headers: { "content-type": "application/json" },
         body: JSON.stringify(forwarded),
       });
-      for (const entry of (await reply.json()) as JsonRpcAnswer[]) answers.set(entry.id, entry);
+      for (const entry of (await reply.json()) as JsonRpcAnswer[]) {
+        const call = forwarded.find((candidate) => candidate.id === entry.id) ?? {};
+        answers.set(entry.id, rewrite(call, entry));
+      }
     }
     const ordered = batch.map((call) => answers.get(call.id));
     return JSON.stringify(Array.isArray(parsed) ? ordered : ordered[0]);
