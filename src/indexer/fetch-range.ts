@@ -12,7 +12,12 @@ import { type ParityTrace, trace_block } from "../rpc/trace_block.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
 import type { Tracer } from "./choose-tracer.ts";
 import { detectProxies, type ProxyDetection } from "./detect-proxies.ts";
-import { type InternalTransaction, mapCallTracerBlock, mapParityBlock } from "./map-traces.ts";
+import {
+  type InternalTransaction,
+  mapCallTracerBlock,
+  mapParityBlock,
+  namedTransaction,
+} from "./map-traces.ts";
 import { rangeBlocks } from "./range-blocks.ts";
 import { readTokenMetadata, type TokenReadings } from "./read-token-metadata.ts";
 import { type RangeTransfers, type TokenCandidate, tokenCandidatesOf } from "./token-candidates.ts";
@@ -187,7 +192,7 @@ function mapTraces(
   });
 }
 
-/** Nodes whose callTracer answers name no transaction (geth before 1.11): their blocks are traced by hash. */
+/** Nodes whose callTracer answers name no transaction (see namedTransaction): their blocks are traced by hash. */
 const tracedByHash = new WeakSet<RpcClient>();
 /** Nodes that refuse `debug_traceBlockByHash`: their answers by number are checked by count only. */
 const untracedByHash = new WeakSet<RpcClient>();
@@ -206,7 +211,8 @@ async function callTracesOf(
   byNumber: CallTracerResult[][] | null,
 ): Promise<CallTracerResult[][]> {
   const unnamed = blocks.flatMap((block, b) =>
-    block.transactions.length > 0 && (byNumber === null || byNumber[b]?.some((result) => !result.txHash))
+    block.transactions.length > 0 &&
+    (byNumber === null || byNumber[b]?.some((result) => !namedTransaction(result)))
       ? [b]
       : [],
   );

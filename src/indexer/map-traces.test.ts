@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Hex, keccak256, parseTransaction } from "viem";
+import { type Hex, keccak256, parseTransaction, zeroHash } from "viem";
 import { beforeAll, describe, expect, inject, test } from "vitest";
 import { at, only } from "../../test/support/elements.ts";
 import { recordedResult, rpcFixturesDirectory } from "../../test/support/rpc-recordings.ts";
@@ -16,6 +16,7 @@ import {
   type InternalTransaction,
   mapCallTracerBlock,
   mapParityBlock,
+  namedTransaction,
   normalizeTraceError,
   parentRevertedError,
   type TransactionContext,
@@ -298,6 +299,16 @@ describe("mapCallTracerBlock on go-ethereum's callTracer test cases", () => {
     );
     expect(() => mapCallTracerBlock([{ result }], [context, context])).toThrow(RpcInvalidAnswerError);
     expect(() => mapCallTracerBlock([{ result }])).toThrow(/names no transaction hash/);
+  });
+
+  test("a zero txHash (op-geth before Bedrock) names no transaction: the hash comes from the block", () => {
+    const hash: Hex = `0x${"ab".repeat(32)}`;
+    const result: CallFrame = { type: "CALL", from: `0x${"01".repeat(20)}`, to: `0x${"02".repeat(20)}` };
+    const rows = only(mapCallTracerBlock([{ txHash: zeroHash, result }], [{ hash, gas: 1n, gasUsed: 1n }]));
+    expect(at(rows, 0).transactionHash).toBe(hash);
+    expect(namedTransaction({ txHash: zeroHash })).toBeUndefined();
+    expect(namedTransaction({ txHash: hash })).toBe(hash);
+    expect(() => mapCallTracerBlock([{ txHash: zeroHash, result }])).toThrow(/names no transaction hash/);
   });
 });
 

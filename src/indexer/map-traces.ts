@@ -1,4 +1,4 @@
-import type { Address, Hex } from "viem";
+import { type Address, type Hex, zeroHash } from "viem";
 import { BaseError } from "../errors.ts";
 import type { CallFrame } from "../rpc/debug_traceBlockByNumber.ts";
 import { RpcInvalidAnswerError } from "../rpc/errors.ts";
@@ -87,6 +87,14 @@ export type MapParityBlockReturnType = InternalTransaction[][];
 export const parentRevertedError = "parent reverted";
 
 /**
+ * The transaction a callTracer result names, or undefined where it names none: older geth, Erigon and
+ * reth leave `txHash` out, op-geth sends the zero hash for blocks from before Bedrock.
+ */
+export function namedTransaction(entry: { txHash?: Hex }): Hex | undefined {
+  return entry.txHash && entry.txHash !== zeroHash ? entry.txHash : undefined;
+}
+
+/**
  * Maps a block's `callTracer` answer to internal transactions.
  *
  * @param results - The node's answer, one entry per transaction in block order.
@@ -112,7 +120,7 @@ export function mapCallTracerBlock(
   }
   return results.map((entry, t) => {
     const context = transactions?.[t];
-    const hash = transactionHashOf(entry.txHash, context, t);
+    const hash = transactionHashOf(namedTransaction(entry), context, t);
     if (entry.result === undefined) {
       // A partial answer would be stored as if the transaction made no inner calls; Blockscout refetches too.
       throw new RpcInvalidAnswerError(`callTracer could not trace transaction ${hash}: ${entry.error}`);
