@@ -6,9 +6,10 @@ import { eth_getBlockByNumber } from "../src/rpc/eth_getBlockByNumber.ts";
 import { databaseKinds, fingerprint } from "./support/databases.ts";
 import { demoArtifact } from "./support/demo-artifact.ts";
 import { at, only } from "./support/elements.ts";
+import type { JsonRpcCall } from "./support/fault-proxy.ts";
 import { type FollowedNode, followNode, indexNode } from "./support/index-node.ts";
 import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
-import { type RoutingProxy, startRoutingProxy } from "./support/routing-proxy.ts";
+import { type JsonRpcAnswer, type RoutingProxy, startRoutingProxy } from "./support/routing-proxy.ts";
 import { transact } from "./support/transact.ts";
 import { until } from "./support/until.ts";
 
@@ -17,6 +18,13 @@ const callee: Hex = "0x00000000000000000000000000000000000ca11e";
 /** The callee's code on the other chain: CALL(gas, 0x…beef, 0, 0, 0, 0, 0), then STOP. */
 const calleeCodeOnOther: Hex = "0x6000600060006000600073000000000000000000000000000000000000beef5af100";
 const stateReads = new Set(["eth_call", "eth_getCode", "eth_getStorageAt"]);
+
+/** An older geth's callTracer answers: without `txHash`. */
+function withoutTransactionHashes(call: JsonRpcCall, answer: JsonRpcAnswer): JsonRpcAnswer {
+  return call.method === "debug_traceBlockByNumber" && Array.isArray(answer.result)
+    ? { ...answer, result: answer.result.map(({ txHash: _, ...result }) => result) }
+    : answer;
+}
 
 /**
  * Two nodes on different chains behind one URL, as backends of a load balancer that disagree on a fork:
@@ -56,7 +64,8 @@ describe.each(databaseKinds)("a node whose backends follow different forks, on %
     const [owner] = await canonicalClient.request<Hex[]>("eth_accounts");
     await transact(canonicalClient, { from: owner as Hex, to: callee, data: "0x12345678" });
     await otherClient.request("anvil_setCode", [callee, calleeCodeOnOther]);
-    // The same transaction at the same height, where the callee calls on: one frame more in its trace.
+    // A transaction to the same callee with the same data at the same height, where the callee calls on:
+    // one frame more in its trace.
     await transact(otherClient, { from: owner as Hex, to: callee, data: "0x12345678", gas: toHex(100_000) });
     await otherClient.request("anvil_mine", ["0x8"]);
 
@@ -108,10 +117,7 @@ describe.each(databaseKinds)("a node whose backends follow different forks, on %
     const unnamed = await startRoutingProxy({
       route: (calls) =>
         at(calls, 0).method === "debug_traceBlockByNumber" ? other.rpcUrl : canonical.rpcUrl,
-      rewrite: (call, answer) =>
-        call.method === "debug_traceBlockByNumber" && Array.isArray(answer.result)
-          ? { ...answer, result: answer.result.map(({ txHash: _, ...result }) => result) }
-          : answer,
+      rewrite: withoutTransactionHashes,
     });
     try {
       const { test } = await indexNode(kind, createRpcClient({ url: unnamed.url }), { tracer: "callTracer" });
@@ -132,6 +138,31 @@ describe.each(databaseKinds)("a node whose backends follow different forks, on %
       }
     } finally {
       await unnamed.close();
+    }
+  });
+  it("checks by count the traces of a node that names no transaction and refuses to trace by hash", async () => {
+    const refusing = await startRoutingProxy({
+      route: () => canonical.rpcUrl,
+      answer: (call) =>
+        call.method === "debug_traceBlockByHash"
+          ? { error: { code: -32602, message: "invalid argument 0: hex string of odd length" } }
+          : undefined,
+      rewrite: withoutTransactionHashes,
+    });
+    try {
+      const { test } = await indexNode(kind, createRpcClient({ url: refusing.url }), {
+        tracer: "callTracer",
+      });
+      try {
+        expect(refusing.calls.filter((call) => call.method === "debug_traceBlockByHash")).not.toHaveLength(0);
+        expect(await fingerprint(test.db)).toEqual(
+          await freshIndexFingerprint(createRpcClient({ url: canonical.rpcUrl }), kind),
+        );
+      } finally {
+        await test.drop();
+      }
+    } finally {
+      await refusing.close();
     }
   });
 });

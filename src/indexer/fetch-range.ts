@@ -3,7 +3,7 @@ import { required } from "../required.ts";
 import type { RpcClient } from "../rpc/client.ts";
 import { debug_traceBlockByHash } from "../rpc/debug_traceBlockByHash.ts";
 import { type CallTracerResult, debug_traceBlockByNumber } from "../rpc/debug_traceBlockByNumber.ts";
-import { isMethodNotSupported, RpcInvalidAnswerError } from "../rpc/errors.ts";
+import { isMethodNotSupported, RpcError, RpcInvalidAnswerError } from "../rpc/errors.ts";
 import { eth_getBlockByNumber } from "../rpc/eth_getBlockByNumber.ts";
 import { eth_getBlockReceipts } from "../rpc/eth_getBlockReceipts.ts";
 import { eth_getCode } from "../rpc/eth_getCode.ts";
@@ -175,7 +175,7 @@ function mapTraces(
       gasUsed: BigInt(receipt.gasUsed),
     }));
     const blockTraces = traces[b] ?? [];
-    // Checks each result's txHash against its transaction, and their count.
+    // callTracer results are checked where they are parsed, which recorded traces without their block share.
     if (tracer === "callTracer") return mapCallTracerBlock(blockTraces as CallTracerResult[], transactions);
     const entries = blockTraces as ParityTrace[];
     const foreign = entries.find(
@@ -198,12 +198,16 @@ const tracedByHash = new WeakSet<RpcClient>();
 const untracedByHash = new WeakSet<RpcClient>();
 
 /**
- * The callTracer results of each block, each proven to be its block's. An answer by number that names
- * every transaction (`txHash`) is checked against them in mapCallTracerBlock. One that leaves the hashes
+ * The callTracer results of each block, each tied to its block. An answer by number that names every
+ * transaction (`txHash`) is checked against them in mapCallTracerBlock, which ties it to the block's
+ * transactions (a sibling block with the very same transactions would pass). One that leaves the hashes
  * out could be another fork's block of the same height and transaction count (a load balancer's backend
  * on another fork), so its blocks are traced again by hash, and that node's later ranges by hash only.
+ * A node that refuses the hash goes back to answers by number, checked by count only.
  *
  * @param byNumber - The answers by number, or null when the node is traced by hash only.
+ * @throws {RpcInvalidAnswerError} when an answer by hash does not trace every transaction, or a node
+ *   traced by hash only refuses it: refetch.
  */
 async function callTracesOf(
   client: RpcClient,
@@ -213,25 +217,33 @@ async function callTracesOf(
   const unnamed = blocks.flatMap((block, b) =>
     block.transactions.length > 0 &&
     (byNumber === null || byNumber[b]?.some((result) => !namedTransaction(result)))
-      ? [b]
+      ? [{ b, block }]
       : [],
   );
   const traces = byNumber ?? blocks.map(() => []);
   if (unnamed.length === 0 || (byNumber !== null && untracedByHash.has(client))) return traces;
+  let byHash: CallTracerResult[][];
   try {
-    const byHash = await debug_traceBlockByHash(client, {
-      hashes: unnamed.map((b) => required(blocks[b], `block ${b}`).hash),
-    });
-    tracedByHash.add(client);
-    unnamed.forEach((b, i) => {
-      traces[b] = byHash[i] ?? [];
-    });
-    return traces;
+    byHash = await debug_traceBlockByHash(client, { hashes: unnamed.map(({ block }) => block.hash) });
   } catch (error) {
-    if (byNumber === null || !isMethodNotSupported(error)) throw error;
+    // Refused, as chooseTracer tells a tracer the node does not offer.
+    if (!(error instanceof RpcError) || error.retryable) throw error;
+    tracedByHash.delete(client);
     untracedByHash.add(client);
+    if (byNumber === null)
+      throw new RpcInvalidAnswerError(`${error.shortMessage}: the range is fetched again, traced by number`);
     return byNumber;
   }
+  unnamed.forEach(({ b, block }, i) => {
+    const results = byHash[i];
+    if (results?.length !== block.transactions.length)
+      throw new RpcInvalidAnswerError(
+        `block ${block.number}: debug_traceBlockByHash traced ${results?.length ?? 0} of its ${block.transactions.length} transactions`,
+      );
+    traces[b] = results;
+  });
+  tracedByHash.add(client);
+  return traces;
 }
 
 const withoutCode = new WeakSet<RpcClient>();

@@ -17,7 +17,7 @@ export type CallFrame = {
   calls?: CallFrame[];
 };
 
-/** One transaction's trace; older geth versions omit `txHash`. */
+/** One transaction's trace; some nodes name no transaction (see namedTransaction in map-traces.ts). */
 export type CallTracerResult = { txHash?: Hex; result: CallFrame };
 
 export type DebugTraceBlockByNumberParameters = { blocks: bigint[] };
