@@ -82,7 +82,7 @@ export async function fetchRange(
     eth_getBlockByNumber(client, { blocks: numbers }),
     withoutBlockReceipts.has(client) ? null : receiptsByNumber(client, numbers),
     tracer === "callTracer"
-      ? tracedByHash.has(client)
+      ? unnamedTraces.get(client) === "hash"
         ? null
         : debug_traceBlockByNumber(client, { blocks: numbers })
       : tracer === "parity"
@@ -192,10 +192,12 @@ function mapTraces(
   });
 }
 
-/** Nodes whose callTracer answers name no transaction (see namedTransaction): their blocks are traced by hash. */
-const tracedByHash = new WeakSet<RpcClient>();
-/** Nodes that refuse `debug_traceBlockByHash`: their answers by number are checked by count only. */
-const untracedByHash = new WeakSet<RpcClient>();
+/**
+ * How a node's callTracer answers that name no transaction (see namedTransaction) are tied to their block:
+ * `hash`, every block traced by hash; `count`, the node refuses that, so answers by number are checked by
+ * count only. A node that names its transactions has no entry.
+ */
+const unnamedTraces = new WeakMap<RpcClient, "hash" | "count">();
 
 /**
  * The callTracer results of each block, each tied to its block. An answer by number that names every
@@ -221,15 +223,14 @@ async function callTracesOf(
       : [],
   );
   const traces = byNumber ?? blocks.map(() => []);
-  if (unnamed.length === 0 || (byNumber !== null && untracedByHash.has(client))) return traces;
+  if (unnamed.length === 0 || (byNumber !== null && unnamedTraces.get(client) === "count")) return traces;
   let byHash: CallTracerResult[][];
   try {
     byHash = await debug_traceBlockByHash(client, { hashes: unnamed.map(({ block }) => block.hash) });
   } catch (error) {
     // Refused, as chooseTracer tells a tracer the node does not offer.
     if (!(error instanceof RpcError) || error.retryable) throw error;
-    tracedByHash.delete(client);
-    untracedByHash.add(client);
+    unnamedTraces.set(client, "count");
     if (byNumber === null)
       throw new RpcInvalidAnswerError(`${error.shortMessage}: the range is fetched again, traced by number`);
     return byNumber;
@@ -242,7 +243,7 @@ async function callTracesOf(
       );
     traces[b] = results;
   });
-  tracedByHash.add(client);
+  unnamedTraces.set(client, "hash");
   return traces;
 }
 

@@ -1,6 +1,6 @@
 import type { Hash } from "viem";
 import type { RpcClient } from "./client.ts";
-import type { CallTracerResult } from "./debug_traceBlockByNumber.ts";
+import { type CallTracerResult, callTracerOptions } from "./debug_traceBlockByNumber.ts";
 
 export type DebugTraceBlockByHashParameters = { hashes: Hash[] };
 export type DebugTraceBlockByHashReturnType = CallTracerResult[][];
@@ -15,6 +15,6 @@ export async function debug_traceBlockByHash(
   { hashes }: DebugTraceBlockByHashParameters,
 ): Promise<DebugTraceBlockByHashReturnType> {
   return client.batch<CallTracerResult[]>(
-    hashes.map((hash) => ({ method: "debug_traceBlockByHash", params: [hash, { tracer: "callTracer" }] })),
+    hashes.map((hash) => ({ method: "debug_traceBlockByHash", params: [hash, callTracerOptions] })),
   );
 }

@@ -23,6 +23,9 @@ export type CallTracerResult = { txHash?: Hex; result: CallFrame };
 export type DebugTraceBlockByNumberParameters = { blocks: bigint[] };
 export type DebugTraceBlockByNumberReturnType = CallTracerResult[][];
 
+/** The tracer's options, the same for every block-tracing method. */
+export const callTracerOptions = { tracer: "callTracer" } as const;
+
 /** Traces every transaction of each block with geth's `callTracer`, batched. */
 export async function debug_traceBlockByNumber(
   client: RpcClient,
@@ -31,7 +34,7 @@ export async function debug_traceBlockByNumber(
   return client.batch<CallTracerResult[]>(
     blocks.map((block) => ({
       method: "debug_traceBlockByNumber",
-      params: [toHexQuantity(block), { tracer: "callTracer" }],
+      params: [toHexQuantity(block), callTracerOptions],
     })),
   );
 }
