@@ -1,3 +1,4 @@
+import { BaseError } from "../errors.ts";
 import type { RpcClient } from "../rpc/client.ts";
 import { debug_traceBlockByNumber } from "../rpc/debug_traceBlockByNumber.ts";
 import { RpcError } from "../rpc/errors.ts";
@@ -10,13 +11,13 @@ export type Tracer = "callTracer" | "parity" | "none";
 export type ChooseTracerParameters = {
   /** `auto` asks the node; anything else is taken as configured. */
   configured: Tracer | "auto";
-  /** A block to try the tracers on. */
+  /** A block to try the tracers on; one with transactions shows whether the node runs callTracer. */
   probeBlock: bigint;
 };
 
 /**
  * Picks the tracer the node offers. anvil gets `trace_block`: its `debug_traceBlockByNumber` costs grow
- * with the square of a block's transaction count. Other nodes get callTracer when they answer it, else
+ * with the square of a block's transaction count. Other nodes get callTracer when they run it, else
  * Parity traces, else none (internal transactions are then recorded as missing, not as absent).
  */
 export async function chooseTracer(
@@ -32,12 +33,60 @@ export async function chooseTracer(
   const candidates: Tracer[] = /anvil/i.test(version) ? ["parity", "callTracer"] : ["callTracer", "parity"];
   for (const tracer of candidates) {
     try {
-      if (tracer === "callTracer") await debug_traceBlockByNumber(client, { blocks: [probeBlock] });
-      else await trace_block(client, { blocks: [probeBlock] });
+      if (tracer === "parity") await trace_block(client, { blocks: [probeBlock] });
+      else {
+        const [answer] = await debug_traceBlockByNumber(client, { blocks: [probeBlock] });
+        // A node that answers without running callTracer does not offer it either.
+        if (!isCallTracerAnswer(answer)) continue;
+      }
       return tracer;
     } catch (error) {
       if (!(error instanceof RpcError) || error.retryable) throw error;
     }
   }
   return "none";
+}
+
+/** How a node says, for each transaction, that it has no tracer of the name asked for. */
+const tracerMissing = /tracer not found|unknown tracer/i;
+
+/**
+ * Whether a block's `debug_traceBlockBy*` answer is callTracer's: each entry a call frame, or a transaction
+ * the tracer could not trace. A node that ignores the `tracer` option sends struct logs instead (Besu before
+ * its 2025 tracer support, bare `{ gas, failed, returnValue, structLogs }` objects), and some Erigon forks
+ * answer each transaction with "tracer not found".
+ */
+export function isCallTracerAnswer(answer: unknown): boolean {
+  return Array.isArray(answer) && answer.every(isCallTracerEntry);
+}
+
+function isCallTracerEntry(entry: unknown): boolean {
+  if (typeof entry !== "object" || entry === null) return false;
+  const { result, error } = entry as { result?: unknown; error?: unknown };
+  if (result != null) {
+    const frame = result as { type?: unknown; from?: unknown };
+    return typeof frame.type === "string" && typeof frame.from === "string";
+  }
+  const message = typeof error === "string" ? error : (error as { message?: unknown } | undefined)?.message;
+  return typeof message === "string" && !tracerMissing.test(message);
+}
+
+/**
+ * The node answered `debug_traceBlockBy*` for a block with transactions without running callTracer (see
+ * isCallTracerAnswer). Asking again gets the same answer; the indexer chooses its tracer again when it
+ * chose this one itself, and stops when it was configured.
+ */
+export class CallTracerIgnoredError extends BaseError {
+  override name = "CallTracerIgnoredError";
+  override readonly isUserError = true;
+  /** The block whose answer showed it, a probe for choosing again. */
+  readonly block: bigint;
+
+  constructor(block: bigint, answer: unknown) {
+    super(
+      `the node does not run callTracer: its trace of block ${block} holds no call frames; set SEXTANT_TRACER to parity or none`,
+      { details: JSON.stringify(answer)?.slice(0, 300) },
+    );
+    this.block = block;
+  }
 }

@@ -18,7 +18,7 @@ import type { StateBlock } from "../rpc/read-state.ts";
 import type { RpcFullBlock } from "../rpc/types.ts";
 import { sleep } from "../sleep.ts";
 import { attachTokens } from "./attach-tokens.ts";
-import { chooseTracer, type Tracer } from "./choose-tracer.ts";
+import { CallTracerIgnoredError, chooseTracer, type Tracer } from "./choose-tracer.ts";
 import { fetchRange } from "./fetch-range.ts";
 import { retryForever } from "./retry.ts";
 import { scanStoredUserOperations } from "./scan-stored-user-operations.ts";
@@ -177,15 +177,50 @@ export function createIndexer({
     to: bigint,
     signal?: AbortSignal,
   ): Promise<TransformedRange> {
-    const range = await retryForever(
-      () => fetchRange(client, { from, to, knownContracts, describedTokens, tracer: state.tracer ?? "none" }),
-      {
-        what: `blocks ${from}-${to}`,
-        logger,
-        signal,
-      },
-    );
-    return transformRange(range, { entryPoints });
+    for (;;) {
+      const tracer = state.tracer ?? "none";
+      try {
+        const range = await retryForever(
+          () => fetchRange(client, { from, to, knownContracts, describedTokens, tracer }),
+          { what: `blocks ${from}-${to}`, logger, signal },
+        );
+        return transformRange(range, { entryPoints });
+      } catch (error) {
+        if (!(error instanceof CallTracerIgnoredError) || configuredTracer !== "auto") throw error;
+        // A node that runs callTracer for the probe but not for the range is left to the user to configure.
+        if ((await chooseTracerAgain(tracer, error.block, signal)) === tracer) throw error;
+      }
+    }
+  }
+
+  // The choice under way after a range showed the tracer chosen is not run, shared by the ranges in flight.
+  let choosingAgain: Promise<void> | null = null;
+
+  /**
+   * Chooses the tracer again, probing `block`, once the node turned out not to run the one `prepare`
+   * chose (its probe block may have held no transaction to show it); ranges that met the same tracer wait
+   * for that one choice.
+   * @returns The tracer in use now.
+   */
+  async function chooseTracerAgain(failed: Tracer, block: bigint, signal?: AbortSignal): Promise<Tracer> {
+    if (state.tracer !== failed) return state.tracer ?? "none";
+    choosingAgain ??= retryForever(() => chooseTracer(client, { configured: "auto", probeBlock: block }), {
+      what: "choosing a tracer",
+      logger,
+      signal,
+    })
+      .then((tracer) => {
+        state.tracer = tracer;
+        logger.warn(
+          { tracer, block: Number(block) },
+          "the node does not run callTracer; tracer chosen again",
+        );
+      })
+      .finally(() => {
+        choosingAgain = null;
+      });
+    await choosingAgain;
+    return state.tracer ?? "none";
   }
 
   /** The range's rows; token-transfer-shaped logs that fit no layout are skipped and reported. */

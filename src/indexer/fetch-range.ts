@@ -10,7 +10,7 @@ import { eth_getCode } from "../rpc/eth_getCode.ts";
 import { eth_getTransactionReceipt } from "../rpc/eth_getTransactionReceipt.ts";
 import { type ParityTrace, trace_block } from "../rpc/trace_block.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
-import type { Tracer } from "./choose-tracer.ts";
+import { CallTracerIgnoredError, isCallTracerAnswer, type Tracer } from "./choose-tracer.ts";
 import { detectProxies, type ProxyDetection } from "./detect-proxies.ts";
 import {
   type InternalTransaction,
@@ -64,6 +64,7 @@ export type FetchRangeReturnType = FetchedRange;
  * Fetches blocks `from..to` with their transactions, receipts and logs, checks every answer against
  * its block (see validateRange) and asks the node which transaction targets hold code.
  * @throws {RpcInvalidAnswerError} when the answers contradict each other: refetch, never store.
+ * @throws {CallTracerIgnoredError} when `tracer` is callTracer and the node answers without running it.
  */
 export async function fetchRange(
   client: RpcClient,
@@ -210,12 +211,14 @@ const unnamedTraces = new WeakMap<RpcClient, "hash" | "count">();
  * @param byNumber - The answers by number, or null when the node is traced by hash only.
  * @throws {RpcInvalidAnswerError} when an answer by hash does not trace every transaction, or a node
  *   traced by hash only refuses it: refetch.
+ * @throws {CallTracerIgnoredError} when an answer holds no call frames.
  */
 async function callTracesOf(
   client: RpcClient,
   blocks: RpcFullBlock[],
   byNumber: CallTracerResult[][] | null,
 ): Promise<CallTracerResult[][]> {
+  if (byNumber !== null) callTracerRan(blocks, byNumber);
   const unnamed = blocks.flatMap((block, b) =>
     block.transactions.length > 0 &&
     (byNumber === null || byNumber[b]?.some((result) => !namedTransaction(result)))
@@ -235,6 +238,10 @@ async function callTracesOf(
       throw new RpcInvalidAnswerError(`${error.shortMessage}: the range is fetched again, traced by number`);
     return byNumber;
   }
+  callTracerRan(
+    unnamed.map(({ block }) => block),
+    byHash,
+  );
   unnamed.forEach(({ b, block }, i) => {
     const results = byHash[i];
     if (results?.length !== block.transactions.length)
@@ -245,6 +252,18 @@ async function callTracesOf(
   });
   unnamedTraces.set(client, "hash");
   return traces;
+}
+
+/**
+ * Checks the node ran callTracer for each block with transactions.
+ * @throws {CallTracerIgnoredError} when an answer holds no call frames (see isCallTracerAnswer).
+ */
+function callTracerRan(blocks: RpcFullBlock[], answers: unknown[]): void {
+  blocks.forEach((block, b) => {
+    const answer = answers[b];
+    if (block.transactions.length > 0 && !isCallTracerAnswer(answer))
+      throw new CallTracerIgnoredError(BigInt(block.number), answer);
+  });
 }
 
 const withoutCode = new WeakSet<RpcClient>();

@@ -142,6 +142,8 @@ describe("createRpcClient", () => {
       error(-32000, "Method not found"),
       error(-32600, "Unsupported method: trace_block on ETH_MAINNET"),
       error(-32000, "the method eth_getBlockReceipts does not exist/is not available"),
+      // geth asked for a tracer it lacks.
+      error(-32000, "tracer not found"),
     ];
     for (const refusal of missing) {
       expect(isMethodNotSupported(refusal), refusal.shortMessage).toBe(true);

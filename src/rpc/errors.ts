@@ -39,11 +39,12 @@ export class RpcHttpError extends RpcError {
 const requestErrorCodes = new Set([-32700, -32600, -32602, -32003, 3]);
 
 /**
- * How nodes and providers say they do not offer a method or feature. A bare "not found" is not one of
- * them: geth's "header not found" means the block is not there yet.
+ * How nodes and providers say they do not offer a method or feature (geth: "tracer not found" for a tracer
+ * it lacks). A bare "not found" is not one of them: geth's "header not found" means the block is not there
+ * yet.
  */
 const refusalWording =
-  /does not exist|not (supported|enabled|whitelisted|allowed)|unsupported|method\b[^.]*\bnot (found|available)/i;
+  /does not exist|not (supported|enabled|whitelisted|allowed)|unsupported|(method|tracer)\b[^.]*\bnot (found|available)/i;
 
 function refusesMethod({ code, message }: { code: number; message: string }): boolean {
   return code === -32601 || code === -32004 || refusalWording.test(message);
