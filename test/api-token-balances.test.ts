@@ -282,6 +282,27 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       ]);
     });
 
+    it("walks ERC-1155 holders from Blockscout's cursor keys, sent back as doubles, each row once", async () => {
+      // Blockscout's ERC-1155 holders cursor has no token_id; its frontend sends the values it parsed.
+      const seen: string[] = [];
+      let cursor: Record<string, unknown> | null = {};
+      for (let pages = 0; cursor !== null; pages++) {
+        expect(pages).toBeLessThan(3);
+        const { status, body } = await get(`/api/v2/tokens/${multi}/holders?${query(cursor)}`);
+        expect(status).toBe(200);
+        for (const item of body.items as { address: { hash: string }; token_id: string }[])
+          seen.push(`${item.address.hash.toLowerCase()}:${item.token_id}`);
+        const sent: Record<string, unknown> | null = body.next_page_params;
+        cursor = sent && {
+          address_hash: sent.address_hash,
+          items_count: sent.items_count,
+          value: sent.value,
+        };
+      }
+      expect(seen).toHaveLength(53);
+      expect(new Set(seen).size).toBe(53);
+    });
+
     it("answers an unknown token with 404 and a bad address with 422", async () => {
       const unknown = await get(`/api/v2/tokens/${unknownToken}/holders`);
       expect(unknown.status).toBe(404);

@@ -32,8 +32,11 @@ export function hexColumn(column: string, alias: string): string {
   return `'0x' || encode(${column}, 'hex') AS ${alias}`;
 }
 
-/** Where a value-ordered list's last row lives in `token_balances`: SQL expressions of its key. */
-export type BalanceRowSql = { token: string; tokenId: string; holder: string };
+/**
+ * Where a value-ordered list's last row lives in `token_balances`: SQL expressions of its key. A null
+ * `tokenId` stands for any id of the holder's (an ERC-1155 holder row whose cursor names no id).
+ */
+export type BalanceRowSql = { token: string; tokenId: string | null; holder: string };
 
 /** 2^53: integers below it survive a trip through a JSON double unchanged. */
 const exactDoubleLimit = "9007199254740992";
@@ -53,8 +56,10 @@ const exactDoubleLimit = "9007199254740992";
  * have come through a double is used without the lookup: one below 2^53, where a double is exact, and
  * digits that no double prints (the exact digits that curl users and Python clients send back). When the
  * row is gone or its balance moved further since, the sent value is used as it is: the page still resumes
- * in order, as close as the client's value allows. `sent` is the SQL of the value, `sentValue` the decimal
- * it binds; `lastRow` gives the row's key, and binds its parameters, only when the lookup is made.
+ * in order, as close as the client's value allows. Without the row's id, the least of the holder's values
+ * within that rounding is taken: the page may pass over the holder's other ids so close in value, but never
+ * shows a row again. `sent` is the SQL of the value, `sentValue` the decimal it binds; `lastRow` gives the
+ * row's key, and binds its parameters, only when the lookup is made.
  */
 export function resumeValueSql(
   sent: string,
@@ -63,10 +68,11 @@ export function resumeValueSql(
 ): string {
   if (lastRow === null || notFromDouble(sentValue)) return sent;
   const row = lastRow();
+  const id = row.tokenId === null ? "r.token_id >= 0" : `r.token_id = ${row.tokenId}`;
   return `COALESCE((
-      SELECT r.value FROM token_balances r
-      WHERE r.token_address = ${row.token} AND r.token_id = ${row.tokenId} AND r.holder = ${row.holder}
-        AND (r.value = ${sent} OR (${sent} >= ${exactDoubleLimit} AND abs(r.value - ${sent}) <= ${sent} * 1e-15))
+      SELECT min(r.value) FROM token_balances r
+      WHERE r.token_address = ${row.token} AND ${id} AND r.holder = ${row.holder}
+        AND r.value BETWEEN ${sent} - ${sent} * 1e-15 AND ${sent} + ${sent} * 1e-15
     ), ${sent})`;
 }
 

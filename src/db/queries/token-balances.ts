@@ -277,15 +277,15 @@ export async function listTokenHolders(
   const params: unknown[] = [byteaParam(token), limit];
   let rows: string;
   let byId = false;
-  // The balance row a holder row is, for reading the cursor's exact value back; an ERC-721 holder row
-  // counts ids (a small exact number) and is no single row.
-  let cursorRowId: string | null = "-1";
+  // The balance row a holder row is, for reading the cursor's exact value back (null: any id of the
+  // holder's); an ERC-721 holder row counts ids (a small exact number) and is no single row.
+  let cursorRowId: string | null | undefined = "-1";
   if (tokenId !== undefined) {
     cursorRowId = tokenId;
     rows = `SELECT holder, value, token_id FROM token_balances
             WHERE token_address = $1 AND token_id = $${params.push(tokenId)}::numeric AND value > 0`;
   } else if (type === "ERC-721") {
-    cursorRowId = null;
+    cursorRowId = undefined;
     rows = `SELECT holder, ids_value AS value, NULL::numeric AS token_id FROM token_holders
             WHERE token_address = $1`;
   } else if (type === "ERC-1155") {
@@ -307,9 +307,13 @@ export async function listTokenHolders(
       const value = resumeValueSql(
         sent,
         cursor.value,
-        cursorRowId === null
+        cursorRowId === undefined
           ? null
-          : () => ({ token: "$1", tokenId: `$${params.push(cursorRowId)}::numeric`, holder }),
+          : () => ({
+              token: "$1",
+              tokenId: cursorRowId === null ? null : `$${params.push(cursorRowId)}::numeric`,
+              holder,
+            }),
       );
       keyset =
         byId && cursor.token_id !== null
