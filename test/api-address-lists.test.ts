@@ -269,9 +269,11 @@ describe.each(databaseKinds)("address lists on %s", (kind) => {
       const first = await get(`/api/v2/addresses/${chain.a}/transactions`);
       const { block_number, index, hash } = first.body.next_page_params;
       const nulls = await get(
-        `/api/v2/addresses/${chain.a}/transactions?block_number=null&index=null&items_count=50`,
+        `/api/v2/addresses/${chain.a}/transactions?block_number=null&index=null&hash=null&items_count=50`,
       );
-      const empties = await get(`/api/v2/addresses/${chain.a}/transactions?block_number=&index=&value=&fee=`);
+      const empties = await get(
+        `/api/v2/addresses/${chain.a}/transactions?block_number=&index=&value=&fee=&hash=`,
+      );
       expect(nulls.body).toEqual(first.body);
       expect(empties.body).toEqual(first.body);
       const partial = await get(`/api/v2/addresses/${chain.a}/transactions?block_number=${block_number}`);

@@ -142,6 +142,12 @@ export function cursorDecimal(raw: string | undefined): string | null {
   return raw === undefined || raw === "" || raw === "null" ? null : raw;
 }
 
+/** A cursor hash or address sent as text: lowercase hex, `null`, empty or absent become null. */
+export function cursorHex(raw: string | undefined): string | null {
+  const hex = cursorDecimal(raw);
+  return hex === null ? null : lowerHex(hex);
+}
+
 /**
  * A cursor `value` (see {@link valueCursor}) as the exact decimal it spells, for SQL's `numeric`:
  * `4.994e+21` becomes `4994000000000000000000`, `1.5e-1` becomes `0.15`; `null`, empty or absent become null.

@@ -14,9 +14,10 @@ import {
   blockNumberCursor,
   commonListQuery,
   cursorDecimal,
+  cursorHex,
   cursorInteger,
   documented,
-  hashPattern,
+  hashCursor,
   indexCursor,
   lowerHex,
   uint256Cursor,
@@ -72,13 +73,7 @@ export const addressTransactions = defineEndpoint<{
         index: indexCursor("position of the last transaction in its block"),
         value: uint256Cursor("value of the last transaction (with `sort=value`)"),
         fee: uint256Cursor("fee of the last transaction (with `sort=fee`)"),
-        hash: documented(
-          { type: "string", pattern: hashPattern },
-          {
-            description:
-              "Cursor key from `next_page_params`: hash of the last transaction; used when the sort key is missing.",
-          },
-        ),
+        hash: hashCursor("hash of the last transaction; used when the sort key is missing"),
         inserted_at: documented(
           { type: "string" },
           { description: "Cursor key from `next_page_params`; accepted and ignored." },
@@ -118,8 +113,9 @@ export const addressTransactions = defineEndpoint<{
     };
     const leadingKey = sort === "block_number" ? cursor.block_number : cursor[sort];
     // Clients send partial cursors; the row they name gives the keys they left out.
-    if (leadingKey === null && query.hash) {
-      const transaction = { hash: lowerHex(query.hash) };
+    const hash = cursorHex(query.hash);
+    if (leadingKey === null && hash !== null) {
+      const transaction = { hash };
       cursor = (await findAddressTransactionCursor(db, { address, transaction })) ?? cursor;
     } else if (leadingKey === null && cursor.block_number !== null && cursor.index !== null) {
       const transaction = { block_number: cursor.block_number, index: cursor.index };

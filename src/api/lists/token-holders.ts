@@ -2,7 +2,7 @@ import type { Queryable } from "../../db/client.ts";
 import { findAddresses } from "../../db/queries/addresses.ts";
 import { type ListTokenHoldersParameters, listTokenHolders } from "../../db/queries/token-balances.ts";
 import { pageSize, toPage } from "../paging.ts";
-import { balanceDigits, cursorDecimal, cursorValue, lowerHex } from "../params.ts";
+import { balanceDigits, cursorDecimal, cursorHex, cursorValue } from "../params.ts";
 import { renderAddress } from "../views/address.ts";
 import { ExactNumber } from "../views/token.ts";
 
@@ -39,7 +39,7 @@ export async function tokenHoldersPage(
         tokenId,
         cursor: {
           value,
-          holder: cursorDecimal(query.address_hash) === null ? null : lowerHex(query.address_hash as string),
+          holder: cursorHex(query.address_hash),
           token_id: cursorId,
         },
         limit: pageSize + 1,
