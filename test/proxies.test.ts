@@ -253,4 +253,21 @@ describe.each(databaseKinds)("EIP-7702 delegations on %s", (kind) => {
       implementations: [],
     });
   });
+
+  it("keeps an authority whose delegate emits events an account, not a contract", async () => {
+    // anvil's fourth dev account, delegating to code that runs LOG0 then STOP.
+    const account = privateKeyToAccount("0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6");
+    const wallet = createWalletClient({ account, chain: foundry, transport: http(anvil.rpcUrl) });
+    const emitter = "0x00000000000000000000000000000000000000cc";
+    await client.request("anvil_setCode", [emitter, "0x60006000a000"]);
+    const authorization = await wallet.signAuthorization({ contractAddress: emitter, executor: "self" });
+    const hash = await wallet.sendTransaction({ authorizationList: [authorization], to: account.address });
+    const receipt = (await waitForReceipt(client, hash)) as { logs?: { address: string }[] };
+    expect(receipt.logs?.map((log) => log.address)).toEqual([account.address.toLowerCase()]);
+    await chain.caughtUp();
+    expect(await chain.addressOf(account.address)).toMatchObject({
+      is_contract: false,
+      proxy_type: "eip7702",
+    });
+  });
 });

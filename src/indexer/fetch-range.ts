@@ -102,14 +102,23 @@ export async function fetchRange(
   const internalTransactions = traces && mapTraces(tracer, blocks, receipts, traces);
 
   const contracts = new Set<Address>();
+  // Addresses whose code at the range's last block decides.
   const unknown = new Set<Address>();
+  // Of those, what is taken as a contract when the node cannot be asked: log emitters run code, but an
+  // EIP-7702 account runs its delegate's; a creation before Byzantium has no status in its receipt.
+  const likelyContracts = new Set<Address>();
   for (const frame of internalTransactions?.flat(2) ?? []) {
     if (frame.createdContract && frame.error === null) contracts.add(frame.createdContract);
   }
   for (const receipt of receipts.flat()) {
-    if (receipt.contractAddress && receipt.status !== "0x0") contracts.add(lower(receipt.contractAddress));
-    for (const log of receipt.logs) contracts.add(lower(log.address));
+    if (receipt.contractAddress) {
+      const created = lower(receipt.contractAddress);
+      if (receipt.status == null) likelyContracts.add(created);
+      else if (Number(receipt.status) === 1) contracts.add(created);
+    }
+    for (const log of receipt.logs) likelyContracts.add(lower(log.address));
   }
+  for (const address of likelyContracts) unknown.add(address);
   for (const transaction of blocks.flatMap((block) => block.transactions)) {
     if (transaction.to && transaction.input.length > 2) unknown.add(lower(transaction.to));
   }
@@ -127,11 +136,12 @@ export async function fetchRange(
         if (holdsContractCode(codes[i])) contracts.add(address);
       });
     } catch (error) {
-      // Some providers refuse eth_getCode; contracts are then known from creations and logs only.
       if (!isMethodNotSupported(error)) throw error;
       withoutCode.add(client);
     }
   }
+  // Some providers refuse eth_getCode; contracts are then known from creations and logs only.
+  if (withoutCode.has(client)) for (const address of likelyContracts) contracts.add(address);
   const { transfers: tokenTransfers, candidates: tokenCandidates } = tokenCandidatesOf(blocks, receipts);
   const reads = [...tokenCandidates]
     .filter(([address, candidate]) => !describedTokens.has(address) || candidate.supplyChanged)

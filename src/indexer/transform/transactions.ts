@@ -45,7 +45,7 @@ export function transformTransaction(
       ? `0x${blobHashes.map((hash) => hash.slice(2)).join("")}`
       : null,
     input: transaction.input,
-    status: receipt.status == null ? null : Number(receipt.status),
+    status: statusOf(receipt, frames),
     gas_used: receipt.gasUsed,
     effective_gas_price: receipt.effectiveGasPrice,
     blob_gas_used: receipt.blobGasUsed,
@@ -76,4 +76,14 @@ export function transformTransaction(
       fee,
     });
   }
+}
+
+/**
+ * The receipt's status; a receipt from before Byzantium has none, and then the trace tells, as Blockscout
+ * takes it from the top frame's error (unknown, null, without a trace).
+ */
+function statusOf(receipt: RpcReceipt, frames: InternalTransaction[] | null): number | null {
+  if (receipt.status != null) return Number(receipt.status);
+  const top = frames?.[0];
+  return top === undefined ? null : top.error === null ? 1 : 0;
 }

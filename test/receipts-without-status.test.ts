@@ -1,0 +1,77 @@
+import type { Hex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
+import { createRpcClient } from "../src/rpc/client.ts";
+import { databaseKinds } from "./support/databases.ts";
+import type { JsonRpcCall } from "./support/fault-proxy.ts";
+import { indexNode } from "./support/index-node.ts";
+import { type JsonRpcAnswer, type RoutingProxy, startRoutingProxy } from "./support/routing-proxy.ts";
+import { sendTransaction } from "./support/transact.ts";
+
+/** Init code that returns ten bytes of runtime code (PUSH1 0x2a, MSTORE, RETURN 32 bytes). */
+const deploysCode: Hex = "0x600a600c600039600a6000f3602a60005260206000f3";
+/** Init code that stops at INVALID: the creation fails, though the receipt names the address. */
+const failsToDeploy: Hex = "0xfe";
+
+type Receipt = Record<string, unknown>;
+
+/** Receipts as nodes send them for blocks before Byzantium: a state root, no status. */
+function beforeByzantium(call: JsonRpcCall, answer: JsonRpcAnswer): JsonRpcAnswer {
+  const strip = (receipt: Receipt | null) => {
+    if (receipt === null) return null;
+    const { status: _, ...rest } = receipt;
+    return { ...rest, root: `0x${"11".repeat(32)}` };
+  };
+  if (call.method === "eth_getBlockReceipts" && Array.isArray(answer.result))
+    return { ...answer, result: answer.result.map(strip) };
+  if (call.method === "eth_getTransactionReceipt")
+    return { ...answer, result: strip(answer.result as Receipt | null) };
+  return answer;
+}
+
+describe.each(databaseKinds)("receipts without a status (before Byzantium), on %s", (kind) => {
+  let anvil: Anvil;
+  let proxy: RoutingProxy;
+  let deployed: string;
+  let failed: string;
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    const client = createRpcClient({ url: anvil.rpcUrl });
+    const [owner] = await client.request<Hex[]>("eth_accounts");
+    const create = (data: Hex) => sendTransaction(client, { from: owner as Hex, data, gas: "0x30000" });
+    const failure = await create(failsToDeploy);
+    const success = await create(deploysCode);
+    expect([failure.status, success.status]).toEqual(["0x0", "0x1"]);
+    failed = (failure.contractAddress as string).toLowerCase();
+    deployed = (success.contractAddress as string).toLowerCase();
+    proxy = await startRoutingProxy({ route: () => anvil.rpcUrl, rewrite: beforeByzantium });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await anvil?.stop();
+  });
+
+  it.each(["none", "parity"] as const)(
+    "takes a creation's address as a contract only where code was deployed, and its status from the trace (tracer %s)",
+    async (tracer) => {
+      const { test } = await indexNode(kind, createRpcClient({ url: proxy.url }), { tracer });
+      try {
+        const rows = await test.db.query<{ hash: string; is_contract: boolean }>(
+          "SELECT '0x' || encode(hash, 'hex') AS hash, is_contract FROM addresses WHERE hash IN (decode($1, 'hex'), decode($2, 'hex'))",
+          [deployed.slice(2), failed.slice(2)],
+        );
+        const isContract = Object.fromEntries(rows.map((row) => [row.hash, row.is_contract]));
+        expect(isContract[deployed]).toBe(true);
+        expect(isContract[failed] ?? false).toBe(false);
+        // The trace tells what the receipt does not.
+        const statuses = await test.db.query<{ status: number | null }>(
+          "SELECT status FROM transactions ORDER BY block_number",
+        );
+        expect(statuses.map((row) => row.status)).toEqual(tracer === "none" ? [null, null] : [0, 1]);
+      } finally {
+        await test.drop();
+      }
+    },
+  );
+});
