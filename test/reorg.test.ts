@@ -258,6 +258,30 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
     );
     expect(address).toEqual({ is_contract: false });
   });
+
+  it("drops the address a failed inner creation aimed at, seen only as its constructor's caller", async () => {
+    await caughtUp();
+    // Init code: CALL(gas, 0xbeef, 0, 0, 0, 0, 0), then REVERT(0, 0).
+    const initCode = "6000600060006000600061beef5af15060006000fd";
+    // Runtime code: the init code at memory 11..32, CREATE(0, 11, 21), STOP.
+    const factory = "0x00000000000000000000000000000000000fac70";
+    await client.request("anvil_setCode", [factory, `0x74${initCode}6000526015600b6000f05000`]);
+    await transact(client, { from: at(accounts, 1), to: factory, value: "0x1", gasPrice });
+    await caughtUp();
+    const before = BigInt(await client.request<string>("eth_blockNumber"));
+    await transact(client, { from: at(accounts, 1), to: factory, gasPrice, gas: "0x30000" });
+    await caughtUp();
+    const aimedAt = getContractAddress({ from: factory, nonce: 1n }).toLowerCase();
+    const [seen] = await test.db.query<{ first_seen_block: string }>(
+      "SELECT first_seen_block::text FROM addresses WHERE hash = $1",
+      [Buffer.from(aimedAt.slice(2), "hex")],
+    );
+    expect(seen).toEqual({ first_seen_block: String(before + 1n) });
+    await client.request("anvil_rollback", [1]);
+    await waitFor(async () => (await readCheckpoint(test.db)) === before, "the rollback to be followed");
+    await transact(client, { from: at(accounts, 2), to: accounts[3], value: "0x1", gasPrice });
+    await expectCanonical();
+  });
 });
 
 describe.each(databaseKinds)("the node moving again during a reorganization, on %s", (kind) => {

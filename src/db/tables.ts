@@ -431,6 +431,7 @@ export const tables = {
             UNION SELECT address FROM logs WHERE block_number > $1
             UNION SELECT miner FROM blocks WHERE number > $1
             UNION SELECT address FROM withdrawals WHERE block_number > $1
+            UNION SELECT from_address FROM internal_transactions WHERE block_number > $1
             UNION SELECT to_address FROM internal_transactions WHERE block_number > $1
             UNION SELECT created_contract FROM internal_transactions WHERE block_number > $1
             UNION SELECT from_address FROM token_transfers WHERE block_number > $1
