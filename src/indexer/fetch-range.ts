@@ -62,7 +62,7 @@ export type FetchRangeReturnType = FetchedRange;
 
 /**
  * Fetches blocks `from..to` with their transactions, receipts and logs, checks every answer against
- * its block (see validateRange) and asks the node which transaction targets hold code.
+ * its block (see validateRange) and asks the node which transaction targets and log emitters hold code.
  * @throws {RpcInvalidAnswerError} when the answers contradict each other: refetch, never store.
  * @throws {CallTracerIgnoredError} when `tracer` is callTracer and the node answers without running it.
  */
