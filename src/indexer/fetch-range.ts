@@ -293,19 +293,28 @@ async function receiptsByNumber(
   }
 }
 
-/** One `eth_getTransactionReceipt` per transaction, grouped back into blocks, for nodes without block receipts. */
+/**
+ * One `eth_getTransactionReceipt` per transaction, grouped back into blocks, for nodes without block receipts.
+ * @throws {RpcInvalidAnswerError} when the node has no receipt for a transaction: refetch.
+ */
 async function receiptsPerTransaction(
   client: RpcClient,
   blocks: (RpcFullBlock | null)[],
-): Promise<(RpcReceipt[] | null)[]> {
+): Promise<RpcReceipt[][]> {
   const hashes = blocks.flatMap((block) => block?.transactions.map((transaction) => transaction.hash) ?? []);
   const flat = await eth_getTransactionReceipt(client, { hashes });
+  const missing = hashes.filter((_, i) => flat[i] === null);
+  // A lagging backend answers so for a moment; a node that stopped indexing old transactions, for good.
+  if (missing.length > 0)
+    throw new RpcInvalidAnswerError(
+      `eth_getTransactionReceipt has no receipt for ${missing.length} of ${hashes.length} transactions (${missing[0]} first); a node without eth_getBlockReceipts must index every transaction it serves (geth: --history.transactions=0)`,
+    );
   let offset = 0;
   return blocks.map((block) => {
     const count = block?.transactions.length ?? 0;
     const own = flat.slice(offset, offset + count);
     offset += count;
-    return own.some((receipt) => receipt === null) ? null : (own as RpcReceipt[]);
+    return own as RpcReceipt[];
   });
 }
 

@@ -1,7 +1,9 @@
 import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
+import { fetchRange } from "../src/indexer/fetch-range.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
+import { RpcInvalidAnswerError } from "../src/rpc/errors.ts";
 import { databaseKinds } from "./support/databases.ts";
 import type { JsonRpcCall } from "./support/fault-proxy.ts";
 import { indexNode } from "./support/index-node.ts";
@@ -74,4 +76,45 @@ describe.each(databaseKinds)("receipts without a status (before Byzantium), on %
       }
     },
   );
+});
+
+describe("a node without block receipts that no longer indexes a transaction", () => {
+  let anvil: Anvil;
+  let proxy: RoutingProxy;
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    const client = createRpcClient({ url: anvil.rpcUrl });
+    const [owner] = await client.request<Hex[]>("eth_accounts");
+    await sendTransaction(client, { from: owner as Hex, to: owner as Hex, value: "0x1" });
+    // geth before 1.13 lacks eth_getBlockReceipts, and past --history.transactions answers null.
+    proxy = await startRoutingProxy({
+      route: () => anvil.rpcUrl,
+      answer: (call) =>
+        call.method === "eth_getBlockReceipts"
+          ? {
+              error: {
+                code: -32601,
+                message: "the method eth_getBlockReceipts does not exist/is not available",
+              },
+            }
+          : call.method === "eth_getTransactionReceipt"
+            ? { result: null }
+            : undefined,
+    });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await anvil?.stop();
+  });
+
+  it("says what the node must keep, in the error the indexer logs while it retries", async () => {
+    const failure = await fetchRange(createRpcClient({ url: proxy.url, retries: 0 }), {
+      from: 1n,
+      to: 1n,
+    }).catch((error) => error);
+    expect(failure).toBeInstanceOf(RpcInvalidAnswerError);
+    expect(failure.retryable).toBe(true);
+    expect(failure.shortMessage).toMatch(/no receipt for 1 of 1 transactions .*--history\.transactions=0/);
+  });
 });
