@@ -33,10 +33,13 @@ export function hexColumn(column: string, alias: string): string {
 }
 
 /**
- * Where a value-ordered list's last row lives in `token_balances`: SQL expressions of its key. A null
- * `tokenId` stands for any id of the holder's (an ERC-1155 holder row whose cursor names no id).
+ * Where a value-ordered list's last row lives in `token_balances`: SQL expressions of its key, or, for an
+ * ERC-1155 holder row whose cursor names no id, of the token's type (`anyIdOfType`): any of the holder's ids.
  */
-export type BalanceRowSql = { token: string; tokenId: string | null; holder: string };
+export type BalanceRowSql = { token: string; holder: string } & (
+  | { tokenId: string }
+  | { anyIdOfType: string }
+);
 
 /** 2^53: integers below it survive a trip through a JSON double unchanged. */
 const exactDoubleLimit = "9007199254740992";
@@ -68,7 +71,12 @@ export function resumeValueSql(
 ): string {
   if (lastRow === null || notFromDouble(sentValue)) return sent;
   const row = lastRow();
-  const id = row.tokenId === null ? "r.token_id >= 0" : `r.token_id = ${row.tokenId}`;
+  // Any id: the type and `value > 0` make it one range of the holder's ids by value (token_balances_held_ids),
+  // in a generic plan too, whatever the holder's other holdings.
+  const id =
+    "tokenId" in row
+      ? `r.token_id = ${row.tokenId}`
+      : `r.token_contract_type = ${row.anyIdOfType} AND r.token_id >= 0 AND r.value > 0`;
   return `COALESCE((
       SELECT min(r.value) FROM token_balances r
       WHERE r.token_address = ${row.token} AND ${id} AND r.holder = ${row.holder}

@@ -309,11 +309,10 @@ export async function listTokenHolders(
         cursor.value,
         cursorRowId === undefined
           ? null
-          : () => ({
-              token: "$1",
-              tokenId: cursorRowId === null ? null : `$${params.push(cursorRowId)}::numeric`,
-              holder,
-            }),
+          : () =>
+              cursorRowId === null
+                ? { token: "$1", anyIdOfType: `$${params.push(type)}::text`, holder }
+                : { token: "$1", tokenId: `$${params.push(cursorRowId)}::numeric`, holder },
       );
       keyset =
         byId && cursor.token_id !== null
