@@ -1,7 +1,7 @@
 import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
-import { CallTracerIgnoredError, chooseTracer } from "../src/indexer/choose-tracer.ts";
+import { CallTracerIgnoredError, chooseTracer, ignoresCallTracer } from "../src/indexer/choose-tracer.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, fingerprint } from "./support/databases.ts";
 import { only } from "./support/elements.ts";
@@ -129,7 +129,7 @@ describe("choosing a tracer", () => {
     expect(await chosenWith((_call, answer) => answer)).toBe("callTracer");
   });
 
-  it("passes over a node's callTracer when its answer holds no call frames", async () => {
+  it("passes over a node's callTracer when its answer shows it did not run it", async () => {
     expect(await chosenWith(structLogs)).toBe("parity");
     // Some Erigon forks: each transaction answered with an error saying the tracer is missing.
     const missing = (call: JsonRpcCall, answer: JsonRpcAnswer): JsonRpcAnswer =>
@@ -144,6 +144,19 @@ describe("choosing a tracer", () => {
           }
         : answer;
     expect(await chosenWith(missing)).toBe("parity");
+  });
+
+  it("tells an answer without callTracer from one to check or ask again", () => {
+    const frame = { type: "CALL", from: callee, to: callee, gas: "0x0", gasUsed: "0x0", input: "0x" };
+    expect(ignoresCallTracer([{ txHash: `0x${"1".repeat(64)}`, result: frame }])).toBe(false);
+    // A lagging backend's missing answer, or one the tracer could not trace: asked again, not a verdict.
+    for (const answer of [null, undefined, [], [{ error: "execution timeout" }]])
+      expect(ignoresCallTracer(answer)).toBe(false);
+    expect(ignoresCallTracer([{ gas: 21_000, failed: false, returnValue: "", structLogs: [] }])).toBe(true);
+    expect(ignoresCallTracer([{ result: { gas: 21_000, structLogs: [] } }])).toBe(true);
+    expect(ignoresCallTracer([{ result: null, error: { code: -32000, message: "tracer not found" } }])).toBe(
+      true,
+    );
   });
 
   it("passes over a tracer the node refuses by name", async () => {

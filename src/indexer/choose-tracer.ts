@@ -37,7 +37,7 @@ export async function chooseTracer(
       else {
         const [answer] = await debug_traceBlockByNumber(client, { blocks: [probeBlock] });
         // A node that answers without running callTracer does not offer it either.
-        if (!isCallTracerAnswer(answer)) continue;
+        if (ignoresCallTracer(answer)) continue;
       }
       return tracer;
     } catch (error) {
@@ -51,29 +51,28 @@ export async function chooseTracer(
 const tracerMissing = /tracer not found|unknown tracer/i;
 
 /**
- * Whether a block's `debug_traceBlockBy*` answer is callTracer's: each entry a call frame, or a transaction
- * the tracer could not trace. A node that ignores the `tracer` option sends struct logs instead (Besu before
- * its 2025 tracer support, bare `{ gas, failed, returnValue, structLogs }` objects), and some Erigon forks
- * answer each transaction with "tracer not found".
+ * Whether a block's `debug_traceBlockBy*` answer shows the node did not run callTracer: an entry holds
+ * struct logs (a node that ignores the `tracer` option: Besu before its 2025 tracer support sends bare
+ * `{ gas, failed, returnValue, structLogs }` objects) or says the tracer is missing (some Erigon forks answer
+ * each transaction with "tracer not found"). Anything else (call frames, a transaction that could not be
+ * traced, a missing answer) is for the caller to check or ask again.
  */
-export function isCallTracerAnswer(answer: unknown): boolean {
-  return Array.isArray(answer) && answer.every(isCallTracerEntry);
+export function ignoresCallTracer(answer: unknown): boolean {
+  return Array.isArray(answer) && answer.some(showsNoCallTracer);
 }
 
-function isCallTracerEntry(entry: unknown): boolean {
+function showsNoCallTracer(entry: unknown): boolean {
   if (typeof entry !== "object" || entry === null) return false;
-  const { result, error } = entry as { result?: unknown; error?: unknown };
-  if (result != null) {
-    const frame = result as { type?: unknown; from?: unknown };
-    return typeof frame.type === "string" && typeof frame.from === "string";
-  }
+  const { result, error, structLogs } = entry as { result?: unknown; error?: unknown; structLogs?: unknown };
+  if (structLogs !== undefined) return true;
+  if (typeof result === "object" && result !== null && "structLogs" in result) return true;
   const message = typeof error === "string" ? error : (error as { message?: unknown } | undefined)?.message;
-  return typeof message === "string" && !tracerMissing.test(message);
+  return typeof message === "string" && tracerMissing.test(message);
 }
 
 /**
  * The node answered `debug_traceBlockBy*` for a block with transactions without running callTracer (see
- * isCallTracerAnswer). Asking again gets the same answer; the indexer chooses its tracer again when it
+ * ignoresCallTracer). Asking again gets the same answer; the indexer chooses its tracer again when it
  * chose this one itself, and stops when it was configured.
  */
 export class CallTracerIgnoredError extends BaseError {
@@ -84,8 +83,9 @@ export class CallTracerIgnoredError extends BaseError {
 
   constructor(block: bigint, answer: unknown) {
     super(
-      `the node does not run callTracer: its trace of block ${block} holds no call frames; set SEXTANT_TRACER to parity or none`,
-      { details: JSON.stringify(answer)?.slice(0, 300) },
+      `the node does not run callTracer: its trace of block ${block} holds struct logs or names no such tracer; set SEXTANT_TRACER to parity or none`,
+      // The fields of an entry, not the entry: struct logs run to megabytes.
+      { details: `first entry's fields: ${Object.keys((answer as object[])[0] ?? {}).join(", ")}` },
     );
     this.block = block;
   }

@@ -210,6 +210,7 @@ export function createIndexer({
       signal,
     })
       .then((tracer) => {
+        if (tracer === failed) return;
         state.tracer = tracer;
         logger.warn(
           { tracer, block: Number(block) },

@@ -10,7 +10,7 @@ import { eth_getCode } from "../rpc/eth_getCode.ts";
 import { eth_getTransactionReceipt } from "../rpc/eth_getTransactionReceipt.ts";
 import { type ParityTrace, trace_block } from "../rpc/trace_block.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
-import { CallTracerIgnoredError, isCallTracerAnswer, type Tracer } from "./choose-tracer.ts";
+import { CallTracerIgnoredError, ignoresCallTracer, type Tracer } from "./choose-tracer.ts";
 import { detectProxies, type ProxyDetection } from "./detect-proxies.ts";
 import {
   type InternalTransaction,
@@ -110,14 +110,16 @@ export async function fetchRange(
   for (const frame of internalTransactions?.flat(2) ?? []) {
     if (frame.createdContract && frame.error === null) contracts.add(frame.createdContract);
   }
-  for (const receipt of receipts.flat()) {
-    if (receipt.contractAddress) {
-      const created = lower(receipt.contractAddress);
-      if (receipt.status == null) likelyContracts.add(created);
-      else if (Number(receipt.status) === 1) contracts.add(created);
-    }
-    for (const log of receipt.logs) likelyContracts.add(lower(log.address));
-  }
+  receipts.forEach((blockReceipts, b) => {
+    blockReceipts.forEach((receipt, t) => {
+      const created = receipt.contractAddress && lower(receipt.contractAddress);
+      // Without a status, a trace tells (its successful creation is among the frames above).
+      const traced = internalTransactions?.[b]?.[t] !== undefined;
+      if (created && receipt.status == null && !traced) likelyContracts.add(created);
+      else if (created && receipt.status != null && Number(receipt.status) === 1) contracts.add(created);
+      for (const log of receipt.logs) likelyContracts.add(lower(log.address));
+    });
+  });
   for (const address of likelyContracts) unknown.add(address);
   for (const transaction of blocks.flatMap((block) => block.transactions)) {
     if (transaction.to && transaction.input.length > 2) unknown.add(lower(transaction.to));
@@ -221,7 +223,7 @@ const unnamedTraces = new WeakMap<RpcClient, "hash" | "count">();
  * @param byNumber - The answers by number, or null when the node is traced by hash only.
  * @throws {RpcInvalidAnswerError} when an answer by hash does not trace every transaction, or a node
  *   traced by hash only refuses it: refetch.
- * @throws {CallTracerIgnoredError} when an answer holds no call frames.
+ * @throws {CallTracerIgnoredError} when an answer shows the node did not run callTracer.
  */
 async function callTracesOf(
   client: RpcClient,
@@ -265,14 +267,13 @@ async function callTracesOf(
 }
 
 /**
- * Checks the node ran callTracer for each block with transactions.
- * @throws {CallTracerIgnoredError} when an answer holds no call frames (see isCallTracerAnswer).
+ * Checks the node ran callTracer for each block.
+ * @throws {CallTracerIgnoredError} when an answer shows it did not (see ignoresCallTracer).
  */
 function callTracerRan(blocks: RpcFullBlock[], answers: unknown[]): void {
   blocks.forEach((block, b) => {
     const answer = answers[b];
-    if (block.transactions.length > 0 && !isCallTracerAnswer(answer))
-      throw new CallTracerIgnoredError(BigInt(block.number), answer);
+    if (ignoresCallTracer(answer)) throw new CallTracerIgnoredError(BigInt(block.number), answer);
   });
 }
 
@@ -307,7 +308,7 @@ async function receiptsPerTransaction(
   // A lagging backend answers so for a moment; a node that stopped indexing old transactions, for good.
   if (missing.length > 0)
     throw new RpcInvalidAnswerError(
-      `eth_getTransactionReceipt has no receipt for ${missing.length} of ${hashes.length} transactions (${missing[0]} first); a node without eth_getBlockReceipts must index every transaction it serves (geth: --history.transactions=0)`,
+      `eth_getTransactionReceipt has no receipt for ${missing.length} of ${hashes.length} transactions (${missing[0]} first); a node without eth_getBlockReceipts must index every transaction it serves (geth: --history.transactions=0, formerly --txlookuplimit=0)`,
     );
   let offset = 0;
   return blocks.map((block) => {
