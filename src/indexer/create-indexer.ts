@@ -1,4 +1,4 @@
-import type { Address } from "viem";
+import type { Address, Hash } from "viem";
 import { defaultCompactIndexesAfter } from "../config.ts";
 import { ensureChainIdentity } from "../db/chain-identity.ts";
 import { readCheckpoint } from "../db/checkpoints.ts";
@@ -14,7 +14,7 @@ import { RpcInvalidAnswerError } from "../rpc/errors.ts";
 import { eth_blockNumber } from "../rpc/eth_blockNumber.ts";
 import { eth_chainId } from "../rpc/eth_chainId.ts";
 import { eth_getBlockByNumber } from "../rpc/eth_getBlockByNumber.ts";
-import type { StateBlock } from "../rpc/read-state.ts";
+import { probeBlockHashes, type StateBlock } from "../rpc/read-state.ts";
 import type { RpcFullBlock } from "../rpc/types.ts";
 import { sleep } from "../sleep.ts";
 import { attachTokens } from "./attach-tokens.ts";
@@ -142,6 +142,14 @@ export function createIndexer({
       retryForever(() => nodeBlocks([0n]), { what: "genesis block", logger, signal }),
     ]);
     await ensureChainIdentity(db, { chainId, genesisHash: (genesis as RpcFullBlock).hash as string });
+    await retryForever(
+      () => probeBlockHashes(client, { number: 0n, hash: (genesis as RpcFullBlock).hash as Hash }),
+      {
+        what: "block hashes in state reads",
+        logger,
+        signal,
+      },
+    );
     state.indexedBlock = await readCheckpoint(db);
     // Operations in logs stored before their entry point was configured; catch-up reads the rest.
     await scanStoredUserOperations(db, { entryPoints, logger });

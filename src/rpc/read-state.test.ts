@@ -5,7 +5,7 @@ import { type Anvil, startAnvil } from "../demo/anvil.ts";
 import { createRpcClient, type RpcClient } from "./client.ts";
 import { RpcResponseError } from "./errors.ts";
 import { eth_getCode } from "./eth_getCode.ts";
-import type { StateBlock } from "./read-state.ts";
+import { probeBlockHashes, type StateBlock } from "./read-state.ts";
 
 const holder: Hex = "0x00000000000000000000000000000000000c0de5";
 
@@ -56,6 +56,36 @@ describe("readState", () => {
     const failure = await eth_getCode(client, { addresses: [holder], block: left }).catch((error) => error);
     expect(failure).toBeInstanceOf(RpcResponseError);
     expect((failure as RpcResponseError).retryable).toBe(true);
+  });
+
+  it("asks a node once whether it takes block hashes, whatever error it refuses them with", async () => {
+    // Ganache fails a block object with an internal error, which alone would be asked again forever.
+    const proxy = await startRoutingProxy({
+      route: () => anvil.rpcUrl,
+      answer: (call) =>
+        typeof call.params?.at(-1) === "object"
+          ? { error: { code: -32603, message: "Cannot convert string to buffer: 0x[object Object]" } }
+          : undefined,
+    });
+    proxies.push(proxy);
+    const refusing = createRpcClient({ url: proxy.url, retries: 0 });
+    const genesis = await stateBlock(refusing, "earliest");
+    await refusing.request("anvil_setCode", [holder, "0x6004"]);
+    await refusing.request("anvil_mine", ["0x1"]);
+    const head = await stateBlock(refusing, "latest");
+    const before = await eth_getCode(refusing, { addresses: [holder], block: head }).catch((error) => error);
+    expect(before).toBeInstanceOf(RpcResponseError);
+    expect((before as RpcResponseError).retryable).toBe(true);
+    await probeBlockHashes(refusing, genesis);
+    expect(await eth_getCode(refusing, { addresses: [holder], block: head })).toEqual(["0x6004"]);
+    expect(blockForms(proxy)).toEqual(["hash", "number"]);
+    // A node that takes them keeps being asked by hash.
+    const taking = await startRoutingProxy({ route: () => anvil.rpcUrl });
+    proxies.push(taking);
+    const client = createRpcClient({ url: taking.url, retries: 0 });
+    await probeBlockHashes(client, genesis);
+    expect(await eth_getCode(client, { addresses: [holder], block: head })).toEqual(["0x6004"]);
+    expect(blockForms(taking)).toEqual(["hash"]);
   });
 
   it("names block numbers to a node that refuses block hashes, and remembers it", async () => {

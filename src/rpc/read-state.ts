@@ -1,4 +1,4 @@
-import type { Hash } from "viem";
+import { type Hash, type Hex, zeroAddress } from "viem";
 import type { RpcCall, RpcClient } from "./client.ts";
 import { isStateUnavailable, RpcResponseError } from "./errors.ts";
 import { toHexQuantity } from "./types.ts";
@@ -19,6 +19,28 @@ const withoutBlockHash = new WeakSet<RpcClient>();
 
 /** JSON-RPC's "invalid params", what a node that cannot parse a block object answers. */
 const invalidParams = -32602;
+
+/**
+ * Asks the node once whether it takes a block named by its hash: the zero address's balance at `genesis`,
+ * by hash and by number. A node that fails the read by hash, with whatever error (Ganache answers an
+ * internal error, not invalid params, so readState alone would ask again forever), but answers it by number
+ * has its state reads name block numbers. Both failing says nothing (a node without the genesis state).
+ */
+export async function probeBlockHashes(client: RpcClient, genesis: Required<StateBlock>): Promise<void> {
+  const refusesHash = async () => {
+    const [byHash, byNumber] = await client.batchAccepting<Hex>(
+      [
+        { method: "eth_getBalance", params: [zeroAddress, { blockHash: genesis.hash }] },
+        { method: "eth_getBalance", params: [zeroAddress, toHexQuantity(genesis.number)] },
+      ],
+      () => true,
+    );
+    return byHash instanceof RpcResponseError && !(byNumber instanceof RpcResponseError);
+  };
+  // Twice, so that a node's passing fault does not turn hashes off for good.
+  if (!withoutBlockHash.has(client) && (await refusesHash()) && (await refusesHash()))
+    withoutBlockHash.add(client);
+}
 
 /**
  * Sends state reads, batched, each at its block (by hash where the node takes it, see StateBlock). A read
