@@ -61,8 +61,9 @@ const exactDoubleLimit = "9007199254740992";
  * row is gone or its balance moved further since, the sent value is used as it is: the page still resumes
  * in order, as close as the client's value allows. Without the row's id, the least of the holder's values
  * within that rounding is taken: the page may pass over rows between it and the last row shown (the
- * holder's other ids so close in value, and other holders' rows between them), but never shows a row again. `sent` is the SQL of the value, `sentValue` the decimal it binds; `lastRow` gives the
- * row's key, and binds its parameters, only when the lookup is made.
+ * holder's other ids so close in value, and other holders' rows between them), but never shows a row
+ * again. `sent` is the SQL of the value, `sentValue` the decimal it binds; `lastRow` gives the row's key,
+ * and binds its parameters, only when the lookup is made.
  */
 export function resumeValueSql(
   sent: string,

@@ -1,7 +1,7 @@
 import type { Queryable } from "../client.ts";
 import { byteaParam, byteaText } from "../table-rows.ts";
 import { nftTokenTypes, storedTokenTypes } from "../token-types.ts";
-import { belowDoubleRounding, hexColumn, resumeValueSql } from "./keyset.ts";
+import { type BalanceRowSql, belowDoubleRounding, hexColumn, resumeValueSql } from "./keyset.ts";
 
 /** A token as the API renders it, with the exact number of its holders. */
 export type TokenRow = {
@@ -277,20 +277,30 @@ export async function listTokenHolders(
   const params: unknown[] = [byteaParam(token), limit];
   let rows: string;
   let byId = false;
-  // The balance row a holder row is, for reading the cursor's exact value back (null: any id of the
-  // holder's); an ERC-721 holder row counts ids (a small exact number) and is no single row.
-  let cursorRowId: string | null | undefined = "-1";
+  // The balance row a holder row is, named from the cursor's holder, for reading the cursor's exact value
+  // back (parameters bound only when the lookup is made); an ERC-721 holder row counts ids (a small exact
+  // number) and is no single row.
+  let lastRow: ((holder: string) => BalanceRowSql) | null = (holder) => ({
+    token: "$1",
+    tokenId: "-1",
+    holder,
+  });
   if (tokenId !== undefined) {
-    cursorRowId = tokenId;
+    const id = `$${params.push(tokenId)}::numeric`;
+    lastRow = (holder) => ({ token: "$1", tokenId: id, holder });
     rows = `SELECT holder, value, token_id FROM token_balances
-            WHERE token_address = $1 AND token_id = $${params.push(tokenId)}::numeric AND value > 0`;
+            WHERE token_address = $1 AND token_id = ${id} AND value > 0`;
   } else if (type === "ERC-721") {
-    cursorRowId = undefined;
+    lastRow = null;
     rows = `SELECT holder, ids_value AS value, NULL::numeric AS token_id FROM token_holders
             WHERE token_address = $1`;
   } else if (type === "ERC-1155") {
     byId = true;
-    cursorRowId = cursor.token_id;
+    const cursorId = cursor.token_id;
+    lastRow = (holder) =>
+      cursorId === null
+        ? { token: "$1", anyIdOfType: `$${params.push(type)}::text`, holder }
+        : { token: "$1", tokenId: `$${params.push(cursorId)}::numeric`, holder };
     rows = `SELECT holder, value, token_id FROM token_balances
             WHERE token_address = $1 AND token_id >= 0 AND value > 0`;
   } else {
@@ -304,16 +314,7 @@ export async function listTokenHolders(
     else {
       const sent = `$${params.push(cursor.value)}::numeric`;
       const holder = `$${params.push(byteaParam(cursor.holder))}::bytea`;
-      const value = resumeValueSql(
-        sent,
-        cursor.value,
-        cursorRowId === undefined
-          ? null
-          : () =>
-              cursorRowId === null
-                ? { token: "$1", anyIdOfType: `$${params.push(type)}::text`, holder }
-                : { token: "$1", tokenId: `$${params.push(cursorRowId)}::numeric`, holder },
-      );
+      const value = resumeValueSql(sent, cursor.value, lastRow && (() => lastRow(holder)));
       keyset =
         byId && cursor.token_id !== null
           ? `(h.value, h.holder, h.token_id) < (${value}, ${holder}, $${params.push(cursor.token_id)}::numeric)`
