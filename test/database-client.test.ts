@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { type Database, openDatabase, type Queryable } from "../src/db/client.ts";
 import { copyRows, createTableRows, insertRows } from "../src/db/table-rows.ts";
+import { isDatabaseUnavailable } from "../src/db/unavailable.ts";
 import { required } from "../src/required.ts";
 import { createTestDatabase, databaseKinds } from "./support/databases.ts";
 import { only } from "./support/elements.ts";
+import { until } from "./support/until.ts";
 
 // A page's time must not depend on the planner's estimates: JIT compilation once cost 0.6 s on a
 // page that runs in 0.5 ms. PostgreSQL connections turn it off; PGlite has no JIT provider.
@@ -255,6 +257,52 @@ describe.each(databaseKinds.filter((kind) => kind === "postgres"))(
           await db.close();
         }
       } finally {
+        await test.drop();
+      }
+    });
+  },
+);
+
+// A backend that ends under a transaction (an outage, a restart, an administrator) takes that transaction,
+// and nothing more: postgres.js 3.4.9 then flushed its own ROLLBACK to a closed socket from a setImmediate,
+// a TypeError that ended the process, and a connection object that died by a FATAL message failed the
+// first statement of its next life with that message (patches/postgres+3.4.9.patch).
+describe.each(databaseKinds.filter((kind) => kind === "postgres"))(
+  "a transaction whose backend is terminated on %s",
+  (kind) => {
+    it("fails as unavailable, and the process and the pool go on", async () => {
+      const test = await createTestDatabase(kind);
+      const db = await openDatabase({ databaseUrl: required(test.url, "the test database's URL") });
+      const uncaught: unknown[] = [];
+      const record = (error: unknown) => uncaught.push(error);
+      process.on("uncaughtException", record);
+      try {
+        const outcomes: string[] = [];
+        const pids = new Set<number>();
+        // More rounds than the pool has connections, so that terminated connections are dialled again.
+        for (let round = 0; round < 12; round++) {
+          let pid: number | undefined;
+          const outcome = db
+            .transaction(async (tx) => {
+              pid = only(await tx.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).pid;
+              await tx.query("SELECT pg_sleep(5)");
+            })
+            .then(
+              () => "committed",
+              (error: unknown) => (isDatabaseUnavailable(error) ? "unavailable" : String(error)),
+            );
+          await until("the transaction's backend is known", async () => pid);
+          pids.add(required(pid, "the backend"));
+          await test.db.query("SELECT pg_terminate_backend($1)", [pid]);
+          outcomes.push(await outcome);
+          const next = only(await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"));
+          expect(pids.has(next.pid)).toBe(false);
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+        expect({ outcomes, uncaught }).toEqual({ outcomes: Array(12).fill("unavailable"), uncaught: [] });
+      } finally {
+        process.off("uncaughtException", record);
+        await db.close();
         await test.drop();
       }
     });
