@@ -46,17 +46,20 @@ describe("a PostgreSQL outage under sextant start (postgres)", () => {
     child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
       log += chunk;
     });
+    // A process that ends fails the waits at once, with what it logged.
+    const failOn = once(child, "exit").then(([code]) => {
+      throw new Error(`sextant exited with ${code}; its log ends:\n${log.slice(-4_000)}`);
+    });
     const dbHead = async () =>
       Number((await (await fetch(`${api}/api/health`)).json()).metadata.blocks.latest_block.db.number);
-    await until("indexed a few blocks", async () => (await dbHead()) >= 3);
+    await until("indexed a few blocks", async () => (await dbHead()) >= 3, { failOn });
 
     cluster.stop("fast");
     const stoppedAt = Date.now();
-    await until(
-      "answered 503",
-      async () => (await fetch(`${api}/api/v2/token-transfers`)).status === 503,
-      10_000,
-    );
+    await until("answered 503", async () => (await fetch(`${api}/api/v2/token-transfers`)).status === 503, {
+      timeoutMs: 10_000,
+      failOn,
+    });
     // Every request of the outage is answered at once, however many failed before it: the driver's
     // reconnection delay, which grew to 20 s with each failure, no longer holds requests.
     for (let request = 0; request < 40; request++) {
@@ -72,7 +75,7 @@ describe("a PostgreSQL outage under sextant start (postgres)", () => {
 
     const client = createRpcClient({ url: anvil.rpcUrl });
     const nodeHead = Number(await eth_blockNumber(client));
-    await until("caught up after the outage", async () => (await dbHead()) >= nodeHead);
+    await until("caught up after the outage", async () => (await dbHead()) >= nodeHead, { failOn });
     expect((await fetch(`${api}/api/v2/token-transfers`)).status).toBe(200);
     expect(log).toContain("database unavailable; waiting for it");
     // The indexer says so when its first full round after the outage ends (its heartbeat included),
