@@ -105,6 +105,48 @@ describe.each(databaseKinds)("COPY in a transaction on %s", (kind) => {
     }));
 });
 
+// The writer gives a range's statements without waiting for one another: one that fails ends them all.
+describe.each(databaseKinds.filter((kind) => kind === "postgres"))(
+  "statements given behind a COPY that fails on %s",
+  (kind) => {
+    it("are never sent: nothing of the transaction is committed, then or later", async () => {
+      const test = await createTestDatabase(kind);
+      try {
+        await test.db.exec(`
+          CREATE TABLE copied_a (n int PRIMARY KEY); CREATE TABLE copied_b (n int PRIMARY KEY);
+          CREATE FUNCTION slowly() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM pg_sleep(2); RETURN NULL; END $$;
+          CREATE TRIGGER slowly AFTER INSERT ON copied_a FOR EACH STATEMENT EXECUTE FUNCTION slowly();`);
+        const copy = (tx: Queryable, table: string, n: number) =>
+          required(tx.copyFrom, "COPY").call(tx, table, ["n"], `${n}\n`);
+        // The first COPY is cancelled as a statement timeout cancels it; the rest wait behind it.
+        const outcome = await test.db
+          .transaction(async (tx) => {
+            await tx.exec("SET LOCAL statement_timeout = 300");
+            await Promise.all([
+              copy(tx, "copied_a", 1),
+              copy(tx, "copied_b", 1),
+              tx.query("INSERT INTO copied_b VALUES (2)"),
+              copy(tx, "copied_a", 3),
+            ]);
+          })
+          .then(
+            () => "committed",
+            (error: { code?: string }) => error.code,
+          );
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect({ outcome, rows: await counts(test.db) }).toEqual({ outcome: "57014", rows: [0, 0] });
+        // The connections still serve.
+        await test.db.exec("DROP TRIGGER slowly ON copied_a");
+        await test.db.transaction((tx) => copy(tx, "copied_a", 4));
+        expect(await counts(test.db)).toEqual([1, 0]);
+      } finally {
+        await test.drop();
+      }
+    });
+  },
+);
+
 // COPY's text format escapes differently from the insert's array literals: both must store the same values.
 describe.each(databaseKinds)("rows written by COPY on %s", (kind) => {
   const columns = {

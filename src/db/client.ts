@@ -195,33 +195,57 @@ async function openPostgres(databaseUrl: string): Promise<Database> {
    * A transaction's connection, where COPY is offered. The driver sends a statement as soon as it is
    * given, and one that reaches the server during a COPY breaks the connection: statements given after
    * a COPY wait for it. (On the pool a COPY could share its connection with anyone's statements.)
+   *
+   * A statement given once another has failed, or once `work` has settled, is refused unsent, with the
+   * failure. The server would refuse it too while the transaction lasts, but the driver sends a
+   * transaction's statements to its connection even after the ROLLBACK has handed that connection back to
+   * the pool: a write queued behind a failed COPY committed on its own, half a range.
    */
-  const transactional = (tx: postgres.TransactionSql): Queryable => {
+  const transactional = (tx: postgres.TransactionSql) => {
     let copying: Promise<unknown> = Promise.resolve();
-    const afterCopies = async <T>(run: () => Promise<T>) => {
+    let ended: { error: unknown } | null = null;
+    const send = async <T>(run: () => Promise<T>) => {
       await copying;
-      return run();
+      if (ended) throw ended.error;
+      try {
+        return await run();
+      } catch (error) {
+        ended ??= { error };
+        throw error;
+      }
     };
     const queryable: Queryable = {
-      query: (text, params = []) => afterCopies(() => query(tx, text, params)),
-      exec: (text) => afterCopies(async () => void (await tx.unsafe(text))),
+      query: (text, params = []) => send(() => query(tx, text, params)),
+      exec: (text) => send(async () => void (await tx.unsafe(text))),
     };
-    if (!copies) return queryable;
+    const end = () => {
+      ended ??= { error: new Error("a statement was given after its transaction ended") };
+    };
+    if (!copies) return { queryable, end };
     return {
-      ...queryable,
-      copyFrom(table, columns, data) {
-        const copied = afterCopies(() =>
-          copyIn(tx, `COPY ${table} (${columns.join(", ")}) FROM STDIN`, data),
-        );
-        copying = copied.catch(() => {});
-        return copied;
-      },
+      queryable: {
+        ...queryable,
+        copyFrom(table, columns, data) {
+          const copied = send(() => copyIn(tx, `COPY ${table} (${columns.join(", ")}) FROM STDIN`, data));
+          copying = copied.catch(() => {});
+          return copied;
+        },
+      } satisfies Queryable,
+      end,
     };
   };
   return {
     kind: "postgres",
     ...pooled,
-    transaction: (work) => sql.begin((tx) => work(transactional(tx))) as Promise<never>,
+    transaction: (work) =>
+      sql.begin(async (tx) => {
+        const { queryable, end } = transactional(tx);
+        try {
+          return await work(queryable);
+        } finally {
+          end();
+        }
+      }) as Promise<never>,
     close: async () => {
       await Promise.all([sql.end({ timeout: 5 }), generic.end({ timeout: 5 })]);
     },
