@@ -1,5 +1,10 @@
-/** PostgreSQL error classes that mean the server is gone or not accepting work, not that the query is wrong. */
-const unavailableSqlStates = /^(08|57P0[1-4]|53300)/;
+/**
+ * PostgreSQL error classes that mean the server is gone, not accepting work, or could not run the statement
+ * now for a reason a later attempt does not share: a connection failure (08), a shutdown (57P01–57P04), too
+ * many connections (53300), a serialization failure (40001, which is also how a replica cancels a read that
+ * conflicts with what it replays) or a deadlock (40P01).
+ */
+const unavailableSqlStates = /^(08|57P0[1-4]|53300|40001|40P01)/;
 /** postgres.js and Node's codes for a connection that could not be made or was lost. */
 const unavailableConnectionCodes = new Set([
   "CONNECTION_CLOSED",
@@ -11,14 +16,20 @@ const unavailableConnectionCodes = new Set([
   "EPIPE",
   "ETIMEDOUT",
 ]);
+/**
+ * Node's codes for a server that cannot be dialled now, when dialling: a Unix socket absent while its server
+ * restarts (ENOENT), a host name that does not resolve while its container restarts, a network unreachable.
+ */
+const undialableCodes = new Set(["ENOENT", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
 /**
- * True when `error` says the database cannot be reached or is shutting down: the API answers 503 and the
- * indexer waits, both until the database is back.
+ * True when `error` says the database cannot be reached, is shutting down, or could not run the statement
+ * now for a reason that passes: the API answers 503 and the indexer waits, both until the database answers.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
-  const code = (error as { code?: unknown }).code;
+  const { code, syscall } = error as { code?: unknown; syscall?: unknown };
   if (typeof code !== "string") return false;
+  if (undialableCodes.has(code)) return syscall === "connect" || syscall === "getaddrinfo";
   return unavailableConnectionCodes.has(code) || unavailableSqlStates.test(code);
 }

@@ -1,0 +1,57 @@
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { createTestDatabase, databaseKinds } from "../../test/support/databases.ts";
+import { openDatabase } from "./client.ts";
+import { isDatabaseUnavailable } from "./unavailable.ts";
+
+/** What opening `databaseUrl` fails with. */
+async function openingError(databaseUrl: string): Promise<unknown> {
+  const db = await openDatabase({ databaseUrl }).catch((error: unknown) => ({ error }));
+  if ("error" in db) return db.error;
+  await db.close();
+  throw new Error(`${databaseUrl} opened`);
+}
+
+describe("a database that cannot be dialled now", () => {
+  it("is unavailable, not broken: a Unix socket absent while its server restarts, a name that does not resolve", async () => {
+    const errors = [
+      await openingError("postgres://postgres@localhost/sextant?host=/tmp/sextant-no-such-socket-directory"),
+      await openingError("postgres://postgres@sextant-no-such-host.invalid:5432/sextant"),
+    ];
+    expect(errors.map((error) => [(error as { code?: string }).code, isDatabaseUnavailable(error)])).toEqual([
+      ["ENOENT", true],
+      ["ENOTFOUND", true],
+    ]);
+  });
+
+  it("is told from a missing file", async () => {
+    const error = await readFile("/tmp/sextant-no-such-file").catch((caught: unknown) => caught);
+    expect([(error as { code?: string }).code, isDatabaseUnavailable(error)]).toEqual(["ENOENT", false]);
+  });
+});
+
+describe.each(databaseKinds.filter((kind) => kind === "postgres"))("a deadlock on %s", (kind) => {
+  it("is a statement to run again, not an error of the statement", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      await test.db.exec("CREATE TABLE locked (n int PRIMARY KEY); INSERT INTO locked VALUES (1), (2)");
+      let locked = 0;
+      const bothLocked = async () => {
+        locked += 1;
+        while (locked < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      };
+      // Each takes one row, then waits for the other's: PostgreSQL cancels one of them.
+      const lockInTurn = (first: number, second: number) =>
+        test.db.transaction(async (tx) => {
+          await tx.query("SELECT n FROM locked WHERE n = $1 FOR UPDATE", [first]);
+          await bothLocked();
+          await tx.query("SELECT n FROM locked WHERE n = $1 FOR UPDATE", [second]);
+        });
+      const outcomes = await Promise.allSettled([lockInTurn(1, 2), lockInTurn(2, 1)]);
+      const failures = outcomes.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason] : []));
+      expect(failures.map((error) => [error.code, isDatabaseUnavailable(error)])).toEqual([["40P01", true]]);
+    } finally {
+      await test.drop();
+    }
+  });
+});
