@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { keptPageBytes } from "../src/api/page-cache.ts";
 import { createApiServer } from "../src/api/server.ts";
 import { createMetrics, type Metrics } from "../src/metrics.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
@@ -133,9 +134,14 @@ describe.each(databaseKinds)("page cache on %s", (kind) => {
   });
 
   it("drops the least recently used page when full, and keeps none at size 0", async () => {
-    const page = (await app.inject("/api/v2/blocks/2/withdrawals")).body.length;
+    const url = "/api/v2/blocks/2/withdrawals";
+    const page = (await app.inject(url)).body.length;
     const small = createMetrics();
-    const bounded = await createApiServer({ db: test.db, metrics: small, pageCacheBytes: page + 10 });
+    const bounded = await createApiServer({
+      db: test.db,
+      metrics: small,
+      pageCacheBytes: keptPageBytes(url, page) + 10,
+    });
     const counted = async () =>
       Object.fromEntries(
         (await small.pageCacheLookups.get()).values.map(({ labels, value }) => [
@@ -156,6 +162,26 @@ describe.each(databaseKinds)("page cache on %s", (kind) => {
     expect(again.json().items).toHaveLength(3);
     expect(await counted()).toEqual({ miss: 4, hit: 1 });
     await bounded.close();
+
+    // A URL's bytes count too: pages padded with ignored parameters cannot hold memory past the limit.
+    // (The first request meets a version the cache has not seen: its page is kept from the second on.)
+    const padded = (block: number) => `/api/v2/blocks/${block}/withdrawals?apikey=${"k".repeat(20_000)}`;
+    const largest = Math.max(
+      ...(await Promise.all([1, 3].map(async (block) => (await app.inject(padded(block))).body.length))),
+    );
+    const tight = createMetrics();
+    const limited = await createApiServer({
+      db: test.db,
+      metrics: tight,
+      pageCacheBytes: keptPageBytes(padded(1), largest) + 10,
+    });
+    for (const block of [1, 1, 1, 3, 1]) await limited.inject(padded(block));
+    const results = (await tight.pageCacheLookups.get()).values.map(({ labels, value }) => [
+      labels.result,
+      value,
+    ]);
+    expect(Object.fromEntries(results)).toEqual({ miss: 4, hit: 1 });
+    await limited.close();
 
     const none = createMetrics();
     const uncached = await createApiServer({ db: test.db, metrics: none, pageCacheBytes: 0 });
