@@ -109,6 +109,21 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     expect(items).toHaveLength(flat);
   });
 
+  it("reads a cursor's index_in_batch of 0 as its transfer's first id listed, never listing it again", async () => {
+    const first = (await app.inject("/api/v2/token-transfers")).json();
+    const last = first.items.at(-1);
+    const key = (item: Item) => `${item.block_number}/${item.log_index}/${item.total.token_id ?? ""}`;
+    const resumed = async (indexInBatch: string) =>
+      (
+        await app.inject(
+          `/api/v2/token-transfers?block_number=${last.block_number}&index=${last.log_index}&index_in_batch=${indexInBatch}`,
+        )
+      ).json().items as Item[];
+    const [zero, one] = [await resumed("0"), await resumed("1")];
+    expect(zero.map(key)).not.toContain(key(last));
+    expect(zero.map(key)).toEqual(one.map(key));
+  });
+
   it("marks an id unique exactly when one holder has its only unit", async () => {
     const { items } = await walk<Item & { total: { token_instance: { is_unique: boolean } | null } }>(
       "/api/v2/token-transfers?type=ERC-721,ERC-1155,ERC-404",

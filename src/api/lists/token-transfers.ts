@@ -48,10 +48,12 @@ export const tokenTransfersComponents: Record<string, JsonSchema> = {
 
 /** The cursor a token-transfer list's query names. */
 export function tokenTransfersCursor(query: TokenTransfersCursorQuery): TokenTransfersCursor {
+  const indexInBatch = cursorInteger(query.index_in_batch);
   return {
     block_number: cursorInteger(query.block_number),
     index: cursorInteger(query.index),
-    index_in_batch: cursorInteger(query.index_in_batch),
+    // The transfer the cursor names was listed: at least its first id was.
+    index_in_batch: indexInBatch === null ? null : Math.max(indexInBatch, 1),
   };
 }
 
