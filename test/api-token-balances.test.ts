@@ -315,6 +315,17 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
           (await get(`/api/v2/tokens/${fungible}/holders?value=${encodeURIComponent(value)}`)).status,
         ).toBe(422);
     });
+
+    it("reads a value above every balance (more digits than any) as a cursor all holders follow", async () => {
+      const first = await get(`/api/v2/tokens/${fungible}/holders`);
+      expect(first.body.items).toHaveLength(50);
+      for (const value of ["10e99", `${"9".repeat(100)}e5`]) {
+        const above = await get(
+          `/api/v2/tokens/${fungible}/holders?value=${value}&address_hash=${unknownToken}`,
+        );
+        expect(above.body).toEqual(first.body);
+      }
+    });
   });
 
   describe("/tokens/{hash}/instances/{id}/holders", () => {

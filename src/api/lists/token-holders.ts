@@ -27,21 +27,19 @@ export async function tokenHoldersPage(
 ) {
   const value = cursorValue(query.value);
   const cursorId = cursorDecimal(query.token_id);
-  // Past these lengths no row can follow the cursor: the page is empty.
-  const outOfRange =
-    [tokenId, cursorId].some((digits) => digits && digits.length > idDigits) ||
-    (value?.split(".")[0]?.length ?? 0) > balanceDigits;
-  const rows = outOfRange
+  // No id is longer: no row has it.
+  const noSuchId = [tokenId, cursorId].some((digits) => digits && digits.length > idDigits);
+  // A value longer than any balance is above them all: every holder follows it, as on the first page.
+  const aboveAll = (value?.split(".")[0]?.length ?? 0) > balanceDigits;
+  const rows = noSuchId
     ? []
     : await listTokenHolders(db, {
         token,
         type,
         tokenId,
-        cursor: {
-          value,
-          holder: cursorHex(query.address_hash),
-          token_id: cursorId,
-        },
+        cursor: aboveAll
+          ? { value: null, holder: null, token_id: null }
+          : { value, holder: cursorHex(query.address_hash), token_id: cursorId },
         limit: pageSize + 1,
       });
   const addresses = await findAddresses(
