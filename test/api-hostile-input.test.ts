@@ -83,6 +83,16 @@ describe.each(databaseKinds)("hostile input on %s", (kind) => {
     expect(sent).toBeGreaterThan(20);
   });
 
+  it("answers a path parameter too long to be valid with the contract's 422, and only a URL past 8,000 bytes with 414", async () => {
+    const long = await app.inject(`/api/v2/addresses/0x${"a".repeat(1_500)}/logs`);
+    expect(long.statusCode).toBe(422);
+    expect(long.json().errors).toContainEqual(
+      expect.objectContaining({ source: { pointer: "/address_hash_param" } }),
+    );
+    const tooLong = await app.inject(`/api/v2/addresses/0x${"a".repeat(8_100)}/logs`);
+    expect([tooLong.statusCode, tooLong.json()]).toEqual([414, { message: "URI too long" }]);
+  });
+
   it("answers parameters named after Object's own members as unknown fields", async () => {
     const named = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"];
     for (const path of paths) {

@@ -26,8 +26,11 @@ import { healthRoutes } from "./routes/health.ts";
 import { metricsRoute } from "./routes/metrics.ts";
 import { type ActionProtocols, actionProtocols } from "./transaction-actions.ts";
 
-/** Long enough for any valid path parameter, so that a too long one gets the contract's 422. */
-const maxParamLength = 1_000;
+/**
+ * Longer than any valid path parameter, so that a too long one gets the contract's 422; past it, 414, as
+ * Blockscout's server answers a request line of 8,000 bytes or more.
+ */
+const maxParamLength = 8_000;
 /** A client's `x-request-id` is kept only when it is short and plain; otherwise one is generated. */
 const plainRequestId = /^[A-Za-z0-9._:-]{1,64}$/;
 
