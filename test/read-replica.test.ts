@@ -83,11 +83,26 @@ describe("API reads from a streaming replica (postgres)", () => {
     expect(await dbHeadOf(strict)).toBe(head);
   });
 
-  it("catches up once replay resumes, and falls back to the primary when the replica is gone", async () => {
+  it("catches up once replay resumes, and falls back to the primary when the replica hangs or is gone", async () => {
     await replaying(false);
     await until("the replica has the whole chain", async () => (await dbHeadOf(patient)) === head);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect(await dbHeadOf(strict)).toBe(head);
+
+    // A replica that hangs (its host stops answering) is passed over once its check takes a second.
+    replica.hang(true);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const within = <T>(answer: Promise<T>) =>
+        Promise.race([
+          answer,
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no answer in 5 s")), 5_000)),
+        ]);
+      expect(await within(dbHeadOf(patient))).toBe(head);
+      expect((await within(patient.inject("/api/health/liveness"))).statusCode).toBe(200);
+    } finally {
+      replica.hang(false);
+    }
 
     replica.stop("immediate");
     await new Promise((resolve) => setTimeout(resolve, 1_100));

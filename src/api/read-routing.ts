@@ -32,6 +32,11 @@ export type RouteReadsReturnType = {
 
 /** The lag is checked at most this often: one pair of small queries a second, whatever the traffic. */
 const lagCheckIntervalMs = 1_000;
+/**
+ * A check that takes longer counts as a replica that cannot be read: requests wait for the check, and a
+ * replica whose host hangs would otherwise hold every request (the liveness probe's too) for good.
+ */
+const lagCheckTimeoutMs = 1_000;
 
 /**
  * Sends each API request's reads to the replica while it is at most `maxLagMs` behind the primary (or
@@ -83,7 +88,15 @@ export function routeReads({
 
   const check = async (): Promise<Database> => {
     try {
-      lagMs = await measureLag(primary, replica);
+      lagMs = await Promise.race([
+        measureLag(primary, replica),
+        new Promise<never>((_, reject) =>
+          setTimeout(
+            () => reject(new Error(`the replica's lag was not read within ${lagCheckTimeoutMs} ms`)),
+            lagCheckTimeoutMs,
+          ).unref(),
+        ),
+      ]);
     } catch (error) {
       lagMs = null;
       if (logger) logger.warn({ err: error }, "replica unavailable; reading the primary");

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./free-port.ts";
@@ -11,6 +11,8 @@ export type PostgresCluster = {
   url(database?: string): string;
   start(): void;
   stop(mode?: "fast" | "immediate"): void;
+  /** Stops (SIGSTOP) or continues (SIGCONT) every process of the server: a host that hangs, then recovers. */
+  hang(hung: boolean): void;
   destroy(): void;
 };
 
@@ -52,6 +54,12 @@ function cluster(folder: string, port: number): PostgresCluster {
     url: (database = "postgres") => `postgres://postgres@127.0.0.1:${port}/${database}`,
     start: () => void run("pg_ctl", ["-D", data, "-o", options, "-l", join(folder, "log"), "-w", "start"]),
     stop: (mode = "fast") => void run("pg_ctl", ["-D", data, "-m", mode, "-w", "stop"]),
+    hang(hung) {
+      const postmaster = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+      const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(postmaster)], { encoding: "utf8" });
+      const pids = [postmaster, ...children.trim().split(/\s+/).map(Number)];
+      for (const pid of pids) process.kill(pid, hung ? "SIGSTOP" : "SIGCONT");
+    },
     destroy() {
       try {
         run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
