@@ -1,3 +1,4 @@
+import postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { type Database, openDatabase, type Queryable } from "../src/db/client.ts";
 import { copyRows, createTableRows, insertRows } from "../src/db/table-rows.ts";
@@ -104,6 +105,43 @@ describe.each(databaseKinds)("COPY in a transaction on %s", (kind) => {
       expect(await counts(db)).toEqual([0, 3]);
     }));
 });
+
+// A query waiting for the pool's connection when that connection's transaction is cut is sent once the
+// connection is dialled again: the transaction's own ROLLBACK, refused unsent, must not fail it.
+describe.each(databaseKinds.filter((kind) => kind === "postgres"))(
+  "a query queued behind a transaction whose backend is terminated on %s",
+  (kind) => {
+    it("is answered, not failed with the transaction", async () => {
+      const test = await createTestDatabase(kind);
+      const sql = postgres(required(test.url, "the test database's URL"), { max: 1, onnotice: () => {} });
+      try {
+        let pid: number | undefined;
+        const transaction = sql
+          .begin(async (tx) => {
+            pid = only(await tx<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`).pid;
+            await tx`SELECT pg_sleep(5)`;
+          })
+          .then(
+            () => "committed",
+            (error: { code?: string }) => error.code,
+          );
+        await until("the transaction's backend is known", async () => pid);
+        const queued = sql<{ n: number }[]>`SELECT 42 AS n`.then(
+          (rows) => only(rows).n,
+          (error: { code?: string }) => error.code,
+        );
+        await test.db.query("SELECT pg_terminate_backend($1)", [pid]);
+        expect({ transaction: await transaction, queued: await queued }).toEqual({
+          transaction: "CONNECTION_CLOSED",
+          queued: 42,
+        });
+      } finally {
+        await sql.end({ timeout: 5 });
+        await test.drop();
+      }
+    });
+  },
+);
 
 // The writer gives a range's statements without waiting for one another: one that fails ends them all.
 describe.each(databaseKinds.filter((kind) => kind === "postgres"))(
