@@ -237,15 +237,22 @@ async function openPostgres(databaseUrl: string): Promise<Database> {
   return {
     kind: "postgres",
     ...pooled,
-    transaction: (work) =>
-      sql.begin(async (tx) => {
-        const { queryable, end } = transactional(tx);
-        try {
-          return await work(queryable);
-        } finally {
-          end();
-        }
-      }) as Promise<never>,
+    transaction: (work) => {
+      let end = () => {};
+      // Ended when `work` settles, and when the transaction does without it: a lost connection fails the
+      // transaction while `work` may still be awaiting something else.
+      return sql
+        .begin(async (tx) => {
+          const transaction = transactional(tx);
+          end = transaction.end;
+          try {
+            return await work(transaction.queryable);
+          } finally {
+            end();
+          }
+        })
+        .finally(() => end()) as Promise<never>;
+    },
     close: async () => {
       await Promise.all([sql.end({ timeout: 5 }), generic.end({ timeout: 5 })]);
     },
