@@ -33,10 +33,11 @@ export type RouteReadsReturnType = {
 /** The lag is checked at most this often: one pair of small queries a second, whatever the traffic. */
 const lagCheckIntervalMs = 1_000;
 /**
- * A check that takes longer counts as a replica that cannot be read: requests wait for the check, and a
- * replica whose host hangs would otherwise hold every request (the liveness probe's too) for good.
+ * A replica that takes longer to tell its state counts as one that cannot be read: requests wait for the
+ * check, and a replica whose host hangs would otherwise hold every request (the liveness probe's too) for
+ * good. The primary's part of the check is not timed: a busy primary is no reason to leave the replica.
  */
-const lagCheckTimeoutMs = 1_000;
+const replicaStateTimeoutMs = 1_000;
 
 /**
  * Sends each API request's reads to the replica while it is at most `maxLagMs` behind the primary (or
@@ -81,6 +82,7 @@ export function routeReads({
       replicaLagMs: () => null,
     };
 
+  const readReplicaState = createReplicaStateReader(replica);
   const current = new AsyncLocalStorage<Database>();
   let lagMs: number | null = null;
   let checked: { at: number; choice: Promise<Database> } | null = null;
@@ -88,15 +90,7 @@ export function routeReads({
 
   const check = async (): Promise<Database> => {
     try {
-      lagMs = await Promise.race([
-        measureLag(primary, replica),
-        new Promise<never>((_, reject) =>
-          setTimeout(
-            () => reject(new Error(`the replica's lag was not read within ${lagCheckTimeoutMs} ms`)),
-            lagCheckTimeoutMs,
-          ).unref(),
-        ),
-      ]);
+      lagMs = await measureLag(primary, readReplicaState);
     } catch (error) {
       lagMs = null;
       if (logger) logger.warn({ err: error }, "replica unavailable; reading the primary");
@@ -139,24 +133,54 @@ export function routeReads({
   };
 }
 
+type ReplicaState = { recovering: boolean; caught_up: boolean | null; lag_ms: number | null };
+
+/**
+ * Reads the replica's state against the primary's WAL position `written`, failing after
+ * `replicaStateTimeoutMs`. While a read that timed out is still unanswered, the next fails at once: a hung
+ * replica holds one query, not one more a second.
+ */
+function createReplicaStateReader(replica: Database): (written: string | undefined) => Promise<ReplicaState> {
+  let unanswered: Promise<unknown> | null = null;
+  return async (written) => {
+    if (unanswered) throw new Error("the replica has not answered the last check");
+    const reading = replica
+      .query<ReplicaState>(
+        `SELECT pg_is_in_recovery() AS recovering, pg_last_wal_replay_lsn() >= $1::pg_lsn AS caught_up,
+           (extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000)::float8 AS lag_ms`,
+        [written],
+      )
+      .finally(() => {
+        if (unanswered === reading) unanswered = null;
+      });
+    unanswered = reading;
+    const [state] = await Promise.race([
+      reading,
+      new Promise<never>((_, reject) =>
+        setTimeout(
+          () => reject(new Error(`the replica did not tell its state within ${replicaStateTimeoutMs} ms`)),
+          replicaStateTimeoutMs,
+        ).unref(),
+      ),
+    ]);
+    if (!state) throw new Error("the replica's state has no row");
+    return state;
+  };
+}
+
 /**
  * How far the replica is behind: 0 when it has replayed all the primary has written (a quiet primary
  * writes nothing, so the age of the last replayed transaction alone would wrongly grow), else the time
  * since the last transaction it replayed. A database that is not in recovery is no replica: it is read as
  * it is.
  */
-async function measureLag(primary: Database, replica: Database): Promise<number> {
+async function measureLag(
+  primary: Database,
+  readReplicaState: (written: string | undefined) => Promise<ReplicaState>,
+): Promise<number> {
   const [written] = await primary.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
-  const [state] = await replica.query<{
-    recovering: boolean;
-    caught_up: boolean | null;
-    lag_ms: number | null;
-  }>(
-    `SELECT pg_is_in_recovery() AS recovering, pg_last_wal_replay_lsn() >= $1::pg_lsn AS caught_up,
-       (extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000)::float8 AS lag_ms`,
-    [written?.lsn],
-  );
-  if (!state?.recovering || state.caught_up) return 0;
+  const state = await readReplicaState(written?.lsn);
+  if (!state.recovering || state.caught_up) return 0;
   return state.lag_ms ?? Number.POSITIVE_INFINITY;
 }
 
