@@ -8,7 +8,7 @@ export type RegisterPageCacheParameters = {
   dataVersion: (request: FastifyRequest) => Promise<string>;
   /** The route patterns (as registered) whose answers depend on the database alone. */
   routes: ReadonlySet<string>;
-  /** The most bytes of serialized pages kept; 0 keeps none (answers still get an `ETag`). */
+  /** The most bytes kept: serialized pages, their URLs and 1 KiB each; 0 keeps none (answers still get an `ETag`). */
   maxBytes: number;
   /** Counts answers by `result`: `hit`, `miss` or `not_modified`. */
   lookups?: Counter<"result">;

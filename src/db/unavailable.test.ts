@@ -18,10 +18,11 @@ describe("a database that cannot be dialled now", () => {
       await openingError("postgres://postgres@localhost/sextant?host=/tmp/sextant-no-such-socket-directory"),
       await openingError("postgres://postgres@sextant-no-such-host.invalid:5432/sextant"),
     ];
-    expect(errors.map((error) => [(error as { code?: string }).code, isDatabaseUnavailable(error)])).toEqual([
-      ["ENOENT", true],
-      ["ENOTFOUND", true],
-    ]);
+    // A machine whose resolver cannot be reached answers EAI_AGAIN for the name instead.
+    const codes = errors.map((error) => (error as { code?: string }).code);
+    expect(codes[0]).toBe("ENOENT");
+    expect(["ENOTFOUND", "EAI_AGAIN"]).toContain(codes[1]);
+    expect(errors.map(isDatabaseUnavailable)).toEqual([true, true]);
   });
 
   it("is told from a missing file", async () => {
