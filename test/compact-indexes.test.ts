@@ -7,12 +7,11 @@ import type { Database } from "../src/db/client.ts";
 import { compactIndexes, compactionCheckpoint, shouldCompactIndexes } from "../src/db/compact-indexes.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
-import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
+import { fingerprint, postgresKinds, type TestDatabase } from "./support/databases.ts";
 import { followNode, indexNode } from "./support/index-node.ts";
 import { until } from "./support/until.ts";
 
 const client = createRpcClient({ url: inject("demoRpcUrl") });
-const postgresOnly = databaseKinds.filter((kind) => kind === "postgres");
 
 type IndexState = { name: string; valid: boolean; bytes: number; file: string };
 
@@ -65,7 +64,7 @@ async function answers(db: Database): Promise<string[]> {
   }
 }
 
-describe.each(postgresOnly)("compacting the indexes of the demo chain in %s", (kind) => {
+describe.each(postgresKinds)("compacting the indexes of the demo chain in %s", (kind) => {
   let test: TestDatabase;
 
   beforeAll(async () => {
@@ -109,7 +108,7 @@ describe.each(postgresOnly)("compacting the indexes of the demo chain in %s", (k
   });
 });
 
-describe.each(postgresOnly)("the indexer's compaction in %s", (kind) => {
+describe.each(postgresKinds)("the indexer's compaction in %s", (kind) => {
   it("compacts once its catch-up reaches the head, having written enough, and follows meanwhile", async () => {
     const followed = await followNode(kind, client, { compactIndexesAfter: 1, pollIntervalMs: 50 });
     try {
@@ -129,7 +128,7 @@ describe.each(postgresOnly)("the indexer's compaction in %s", (kind) => {
   });
 });
 
-describe.each(postgresOnly)("compaction while following in %s", (kind) => {
+describe.each(postgresKinds)("compaction while following in %s", (kind) => {
   let anvil: Anvil;
   beforeAll(async () => {
     anvil = await startAnvil();

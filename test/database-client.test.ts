@@ -4,7 +4,7 @@ import { type Database, openDatabase, type Queryable } from "../src/db/client.ts
 import { copyRows, createTableRows, insertRows } from "../src/db/table-rows.ts";
 import { isDatabaseUnavailable } from "../src/db/unavailable.ts";
 import { required } from "../src/required.ts";
-import { createTestDatabase, databaseKinds } from "./support/databases.ts";
+import { createTestDatabase, databaseKinds, postgresKinds } from "./support/databases.ts";
 import { only } from "./support/elements.ts";
 import { until } from "./support/until.ts";
 
@@ -108,7 +108,7 @@ describe.each(databaseKinds)("COPY in a transaction on %s", (kind) => {
 
 // A query waiting for the pool's connection when that connection's transaction is cut is sent once the
 // connection is dialled again: the transaction's own ROLLBACK, refused unsent, must not fail it.
-describe.each(databaseKinds.filter((kind) => kind === "postgres"))(
+describe.each(postgresKinds)(
   "a query queued behind a transaction whose backend is terminated on %s",
   (kind) => {
     it("is answered, not failed with the transaction", async () => {
@@ -144,46 +144,43 @@ describe.each(databaseKinds.filter((kind) => kind === "postgres"))(
 );
 
 // The writer gives a range's statements without waiting for one another: one that fails ends them all.
-describe.each(databaseKinds.filter((kind) => kind === "postgres"))(
-  "statements given behind a COPY that fails on %s",
-  (kind) => {
-    it("are never sent: nothing of the transaction is committed, then or later", async () => {
-      const test = await createTestDatabase(kind);
-      try {
-        await test.db.exec(`
+describe.each(postgresKinds)("statements given behind a COPY that fails on %s", (kind) => {
+  it("are never sent: nothing of the transaction is committed, then or later", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      await test.db.exec(`
           CREATE TABLE copied_a (n int PRIMARY KEY); CREATE TABLE copied_b (n int PRIMARY KEY);
           CREATE FUNCTION slowly() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN PERFORM pg_sleep(2); RETURN NULL; END $$;
           CREATE TRIGGER slowly AFTER INSERT ON copied_a FOR EACH STATEMENT EXECUTE FUNCTION slowly();`);
-        const copy = (tx: Queryable, table: string, n: number) =>
-          required(tx.copyFrom, "COPY").call(tx, table, ["n"], `${n}\n`);
-        // The first COPY is cancelled as a statement timeout cancels it; the rest wait behind it.
-        const outcome = await test.db
-          .transaction(async (tx) => {
-            await tx.exec("SET LOCAL statement_timeout = 300");
-            await Promise.all([
-              copy(tx, "copied_a", 1),
-              copy(tx, "copied_b", 1),
-              tx.query("INSERT INTO copied_b VALUES (2)"),
-              copy(tx, "copied_a", 3),
-            ]);
-          })
-          .then(
-            () => "committed",
-            (error: { code?: string }) => error.code,
-          );
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        expect({ outcome, rows: await counts(test.db) }).toEqual({ outcome: "57014", rows: [0, 0] });
-        // The connections still serve.
-        await test.db.exec("DROP TRIGGER slowly ON copied_a");
-        await test.db.transaction((tx) => copy(tx, "copied_a", 4));
-        expect(await counts(test.db)).toEqual([1, 0]);
-      } finally {
-        await test.drop();
-      }
-    });
-  },
-);
+      const copy = (tx: Queryable, table: string, n: number) =>
+        required(tx.copyFrom, "COPY").call(tx, table, ["n"], `${n}\n`);
+      // The first COPY is cancelled as a statement timeout cancels it; the rest wait behind it.
+      const outcome = await test.db
+        .transaction(async (tx) => {
+          await tx.exec("SET LOCAL statement_timeout = 300");
+          await Promise.all([
+            copy(tx, "copied_a", 1),
+            copy(tx, "copied_b", 1),
+            tx.query("INSERT INTO copied_b VALUES (2)"),
+            copy(tx, "copied_a", 3),
+          ]);
+        })
+        .then(
+          () => "committed",
+          (error: { code?: string }) => error.code,
+        );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect({ outcome, rows: await counts(test.db) }).toEqual({ outcome: "57014", rows: [0, 0] });
+      // The connections still serve.
+      await test.db.exec("DROP TRIGGER slowly ON copied_a");
+      await test.db.transaction((tx) => copy(tx, "copied_a", 4));
+      expect(await counts(test.db)).toEqual([1, 0]);
+    } finally {
+      await test.drop();
+    }
+  });
+});
 
 // COPY's text format escapes differently from the insert's array literals: both must store the same values.
 describe.each(databaseKinds)("rows written by COPY on %s", (kind) => {
@@ -268,32 +265,29 @@ describe.each(databaseKinds)("rows written by COPY on %s", (kind) => {
 });
 
 // The driver's own sockets keep Nagle on, where a COPY waits ~85 ms: it tries a list of hosts in turn.
-describe.each(databaseKinds.filter((kind) => kind === "postgres"))(
-  "a URL naming several hosts on %s",
-  (kind) => {
-    it("writes a range's rows by insert, not COPY", async () => {
-      const test = await createTestDatabase(kind);
-      const url = new URL(required(test.url, "the test database's URL"));
-      const db = await openDatabase({
-        databaseUrl: url.toString().replace(url.host, `${url.host},${url.host}`),
-      });
-      try {
-        await db.exec("CREATE TABLE copied_a (n int PRIMARY KEY)");
-        const rows = createTableRows("copied_a", { n: "int4" });
-        rows.push({ n: 7 });
-        const offered = await db.transaction(async (tx) => {
-          await copyRows(tx, rows);
-          return tx.copyFrom !== undefined;
-        });
-        expect(offered).toBe(false);
-        expect(await db.query("SELECT n FROM copied_a")).toEqual([{ n: 7 }]);
-      } finally {
-        await db.close();
-        await test.drop();
-      }
+describe.each(postgresKinds)("a URL naming several hosts on %s", (kind) => {
+  it("writes a range's rows by insert, not COPY", async () => {
+    const test = await createTestDatabase(kind);
+    const url = new URL(required(test.url, "the test database's URL"));
+    const db = await openDatabase({
+      databaseUrl: url.toString().replace(url.host, `${url.host},${url.host}`),
     });
-  },
-);
+    try {
+      await db.exec("CREATE TABLE copied_a (n int PRIMARY KEY)");
+      const rows = createTableRows("copied_a", { n: "int4" });
+      rows.push({ n: 7 });
+      const offered = await db.transaction(async (tx) => {
+        await copyRows(tx, rows);
+        return tx.copyFrom !== undefined;
+      });
+      expect(offered).toBe(false);
+      expect(await db.query("SELECT n FROM copied_a")).toEqual([{ n: 7 }]);
+    } finally {
+      await db.close();
+      await test.drop();
+    }
+  });
+});
 
 async function counts(db: Queryable): Promise<number[]> {
   const { a, b } = only(
@@ -306,85 +300,79 @@ async function counts(db: Queryable): Promise<number[]> {
 
 // libpq's URL form for a Unix socket, as `psql` reads it: the socket's directory in the `host` parameter.
 // Over loopback TCP a large answer now and then waits 40 ms for a delayed acknowledgement (README).
-describe.each(databaseKinds.filter((kind) => kind === "postgres"))(
-  "a URL naming a Unix socket on %s",
-  (kind) => {
-    it("connects through the socket, COPY included", async () => {
-      const test = await createTestDatabase(kind);
+describe.each(postgresKinds)("a URL naming a Unix socket on %s", (kind) => {
+  it("connects through the socket, COPY included", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      const { directories } = only(
+        await test.db.query<{ directories: string }>(
+          "SELECT current_setting('unix_socket_directories') AS directories",
+        ),
+      );
+      const url = new URL(required(test.url, "the test database's URL"));
+      url.searchParams.set("host", required(directories.split(",")[0], "a socket directory").trim());
+      const db = await openDatabase({ databaseUrl: url.toString() });
       try {
-        const { directories } = only(
-          await test.db.query<{ directories: string }>(
-            "SELECT current_setting('unix_socket_directories') AS directories",
-          ),
+        const copied = await db.transaction(async (tx) => {
+          await tx.exec("CREATE TEMP TABLE copied (n int) ON COMMIT DROP");
+          await required(tx.copyFrom, "COPY").call(tx, "copied", ["n"], "1\n2\n");
+          return tx.query<{ rows: number }>("SELECT count(*)::int AS rows FROM copied");
+        });
+        const [where] = await db.query<{ socket: boolean; name: string }>(
+          "SELECT inet_server_addr() IS NULL AS socket, current_database() AS name",
         );
-        const url = new URL(required(test.url, "the test database's URL"));
-        url.searchParams.set("host", required(directories.split(",")[0], "a socket directory").trim());
-        const db = await openDatabase({ databaseUrl: url.toString() });
-        try {
-          const copied = await db.transaction(async (tx) => {
-            await tx.exec("CREATE TEMP TABLE copied (n int) ON COMMIT DROP");
-            await required(tx.copyFrom, "COPY").call(tx, "copied", ["n"], "1\n2\n");
-            return tx.query<{ rows: number }>("SELECT count(*)::int AS rows FROM copied");
-          });
-          const [where] = await db.query<{ socket: boolean; name: string }>(
-            "SELECT inet_server_addr() IS NULL AS socket, current_database() AS name",
-          );
-          expect({ where, copied }).toEqual({
-            where: { socket: true, name: url.pathname.slice(1) },
-            copied: [{ rows: 2 }],
-          });
-        } finally {
-          await db.close();
-        }
+        expect({ where, copied }).toEqual({
+          where: { socket: true, name: url.pathname.slice(1) },
+          copied: [{ rows: 2 }],
+        });
       } finally {
-        await test.drop();
+        await db.close();
       }
-    });
-  },
-);
+    } finally {
+      await test.drop();
+    }
+  });
+});
 
 // A backend that ends under a transaction (an outage, a restart, an administrator) takes that transaction,
 // and nothing more: postgres.js 3.4.9 then flushed its own ROLLBACK to a closed socket from a setImmediate,
 // a TypeError that ended the process, and a connection object that died by a FATAL message failed the
 // first statement of its next life with that message (patches/postgres+3.4.9.patch).
-describe.each(databaseKinds.filter((kind) => kind === "postgres"))(
-  "a transaction whose backend is terminated on %s",
-  (kind) => {
-    it("fails as unavailable, and the process and the pool go on", async () => {
-      const test = await createTestDatabase(kind);
-      const db = await openDatabase({ databaseUrl: required(test.url, "the test database's URL") });
-      const uncaught: unknown[] = [];
-      const record = (error: unknown) => uncaught.push(error);
-      process.on("uncaughtException", record);
-      try {
-        const outcomes: string[] = [];
-        const pids = new Set<number>();
-        // More rounds than the pool has connections, so that terminated connections are dialled again.
-        for (let round = 0; round < 12; round++) {
-          let pid: number | undefined;
-          const outcome = db
-            .transaction(async (tx) => {
-              pid = only(await tx.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).pid;
-              await tx.query("SELECT pg_sleep(5)");
-            })
-            .then(
-              () => "committed",
-              (error: unknown) => (isDatabaseUnavailable(error) ? "unavailable" : String(error)),
-            );
-          await until("the transaction's backend is known", async () => pid);
-          pids.add(required(pid, "the backend"));
-          await test.db.query("SELECT pg_terminate_backend($1)", [pid]);
-          outcomes.push(await outcome);
-          const next = only(await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"));
-          expect(pids.has(next.pid)).toBe(false);
-        }
-        await new Promise((resolve) => setImmediate(resolve));
-        expect({ outcomes, uncaught }).toEqual({ outcomes: Array(12).fill("unavailable"), uncaught: [] });
-      } finally {
-        process.off("uncaughtException", record);
-        await db.close();
-        await test.drop();
+describe.each(postgresKinds)("a transaction whose backend is terminated on %s", (kind) => {
+  it("fails as unavailable, and the process and the pool go on", async () => {
+    const test = await createTestDatabase(kind);
+    const db = await openDatabase({ databaseUrl: required(test.url, "the test database's URL") });
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on("uncaughtException", record);
+    try {
+      const outcomes: string[] = [];
+      const pids = new Set<number>();
+      // More rounds than the pool has connections, so that terminated connections are dialled again.
+      for (let round = 0; round < 12; round++) {
+        let pid: number | undefined;
+        const outcome = db
+          .transaction(async (tx) => {
+            pid = only(await tx.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).pid;
+            await tx.query("SELECT pg_sleep(5)");
+          })
+          .then(
+            () => "committed",
+            (error: unknown) => (isDatabaseUnavailable(error) ? "unavailable" : String(error)),
+          );
+        await until("the transaction's backend is known", async () => pid);
+        pids.add(required(pid, "the backend"));
+        await test.db.query("SELECT pg_terminate_backend($1)", [pid]);
+        outcomes.push(await outcome);
+        const next = only(await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"));
+        expect(pids.has(next.pid)).toBe(false);
       }
-    });
-  },
-);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect({ outcomes, uncaught }).toEqual({ outcomes: Array(12).fill("unavailable"), uncaught: [] });
+    } finally {
+      process.off("uncaughtException", record);
+      await db.close();
+      await test.drop();
+    }
+  });
+});

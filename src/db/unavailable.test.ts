@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { createTestDatabase, databaseKinds } from "../../test/support/databases.ts";
+import { createTestDatabase, postgresKinds } from "../../test/support/databases.ts";
 import { openDatabase } from "./client.ts";
 import { isDatabaseUnavailable } from "./unavailable.ts";
 
@@ -31,7 +31,7 @@ describe("a database that cannot be dialled now", () => {
   });
 });
 
-describe.each(databaseKinds.filter((kind) => kind === "postgres"))("a deadlock on %s", (kind) => {
+describe.each(postgresKinds)("a deadlock on %s", (kind) => {
   it("is a statement to run again, not an error of the statement", async () => {
     const test = await createTestDatabase(kind);
     try {

@@ -12,6 +12,9 @@ export type DatabaseKind = "pglite" | "postgres";
 /** The databases the suites run against: PGlite always, PostgreSQL when DATABASE_URL is set. */
 export const databaseKinds: DatabaseKind[] = process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
 
+/** PostgreSQL when DATABASE_URL is set, for what PGlite has no counterpart of (other sessions, a server's sockets). */
+export const postgresKinds: DatabaseKind[] = databaseKinds.filter((kind) => kind === "postgres");
+
 export type TestDatabase = {
   db: Database;
   kind: DatabaseKind;
