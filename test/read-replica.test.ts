@@ -83,7 +83,7 @@ describe("API reads from a streaming replica (postgres)", () => {
     expect(await dbHeadOf(strict)).toBe(head);
   });
 
-  it("catches up once replay resumes, and falls back to the primary when the replica hangs or is gone", async () => {
+  it("catches up once replay resumes, reads it while the primary is down, and reads the primary when the replica hangs or is gone", async () => {
     await replaying(false);
     await until("the replica has the whole chain", async () => (await dbHeadOf(patient)) === head);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
@@ -102,6 +102,18 @@ describe("API reads from a streaming replica (postgres)", () => {
       expect((await within(patient.inject("/api/health/liveness"))).statusCode).toBe(200);
     } finally {
       replica.hang(false);
+    }
+
+    // A primary that is down leaves the replica: whatever the lag limit, its data answers rather than a 503.
+    primary.stop("fast");
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      for (const app of [patient, strict]) {
+        expect((await app.inject("/api/v2/token-transfers")).statusCode).toBe(200);
+        expect(await dbHeadOf(app)).toBe(head);
+      }
+    } finally {
+      primary.start();
     }
 
     replica.stop("immediate");

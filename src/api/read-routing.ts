@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Database } from "../db/client.ts";
 import { type ChainHead, readChainHead } from "../db/queries/chain-head.ts";
+import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../logger.ts";
 import { createDataVersion, type DataVersion } from "./data-version.ts";
 
@@ -88,17 +89,37 @@ export function routeReads({
   let checked: { at: number; choice: Promise<Database> } | null = null;
   let usingReplica: boolean | null = null;
 
-  const check = async (): Promise<Database> => {
+  /** The primary's WAL position, or null when the primary cannot be reached. */
+  const primaryPosition = async (): Promise<string | undefined | null> => {
     try {
-      lagMs = await measureLag(primary, readReplicaState);
+      const [written] = await primary.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
+      return written?.lsn;
     } catch (error) {
-      lagMs = null;
-      if (logger) logger.warn({ err: error }, "replica unavailable; reading the primary");
+      if (isDatabaseUnavailable(error)) return null;
+      throw error;
     }
-    const useReplica = lagMs !== null && lagMs <= maxLagMs;
+  };
+  const check = async (): Promise<Database> => {
+    let useReplica = false;
+    let primaryDown = false;
+    lagMs = null;
+    try {
+      const written = await primaryPosition();
+      primaryDown = written === null;
+      const state = await readReplicaState(written ?? null);
+      // With the primary down, what the replica holds is the newest data there is: it is read however long
+      // ago it last replayed, rather than every request answering 503.
+      if (primaryDown) useReplica = true;
+      else {
+        lagMs = lagOf(state);
+        useReplica = lagMs <= maxLagMs;
+      }
+    } catch (error) {
+      if (logger) logger.warn({ err: error }, "could not check the replica; reading the primary");
+    }
     if (useReplica !== usingReplica && logger) {
       logger.info(
-        { replicaLagMs: lagMs, maxLagMs },
+        { replicaLagMs: lagMs, maxLagMs, primaryDown },
         useReplica ? "reading the replica" : "reading the primary",
       );
     }
@@ -140,7 +161,7 @@ type ReplicaState = { recovering: boolean; caught_up: boolean | null; lag_ms: nu
  * `replicaStateTimeoutMs`. While a read that timed out is still unanswered, the next fails at once: a hung
  * replica holds one query, not one more a second.
  */
-function createReplicaStateReader(replica: Database): (written: string | undefined) => Promise<ReplicaState> {
+function createReplicaStateReader(replica: Database): (written: string | null) => Promise<ReplicaState> {
   let unanswered: Promise<unknown> | null = null;
   return async (written) => {
     if (unanswered) throw new Error("the replica has not answered the last check");
@@ -174,12 +195,7 @@ function createReplicaStateReader(replica: Database): (written: string | undefin
  * since the last transaction it replayed. A database that is not in recovery is no replica: it is read as
  * it is.
  */
-async function measureLag(
-  primary: Database,
-  readReplicaState: (written: string | undefined) => Promise<ReplicaState>,
-): Promise<number> {
-  const [written] = await primary.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
-  const state = await readReplicaState(written?.lsn);
+function lagOf(state: ReplicaState): number {
   if (!state.recovering || state.caught_up) return 0;
   return state.lag_ms ?? Number.POSITIVE_INFINITY;
 }
