@@ -56,3 +56,52 @@ describe.each(postgresKinds)("a deadlock on %s", (kind) => {
     }
   });
 });
+
+describe.each(postgresKinds)("a statement cut short on %s", (kind) => {
+  it("is one to run again: cancelled by a timeout or an administrator, or refused a lock in time", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      await test.db.exec("CREATE TABLE locked (n int PRIMARY KEY); INSERT INTO locked VALUES (1)");
+      const codeOf = (work: Promise<unknown>) =>
+        work.then(
+          () => "done",
+          (error: { code?: string }) => [error.code, isDatabaseUnavailable(error)],
+        );
+      const timedOut = codeOf(
+        test.db.transaction(async (tx) => {
+          await tx.exec("SET LOCAL statement_timeout = 50");
+          await tx.query("SELECT pg_sleep(5)");
+        }),
+      );
+      const cancelled = codeOf(test.db.query("SELECT pg_sleep(5) AS cancelled"));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await test.db.query(
+        "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(5) AS cancelled'",
+      );
+      let release = () => {};
+      const holding = test.db.transaction(async (tx) => {
+        await tx.query("SELECT n FROM locked FOR UPDATE");
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const refused = codeOf(
+        test.db.transaction(async (tx) => {
+          await tx.exec("SET LOCAL lock_timeout = 50");
+          await tx.query("SELECT n FROM locked FOR UPDATE");
+        }),
+      );
+      const outcomes = await Promise.all([timedOut, cancelled, refused]);
+      release();
+      await holding;
+      expect(outcomes).toEqual([
+        ["57014", true],
+        ["57014", true],
+        ["55P03", true],
+      ]);
+    } finally {
+      await test.drop();
+    }
+  });
+});

@@ -1,10 +1,11 @@
 /**
  * PostgreSQL error classes that mean the server is gone, not accepting work, or could not run the statement
- * now for a reason a later attempt does not share: a connection failure (08), a shutdown (57P01–57P04), too
- * many connections (53300), a serialization failure (40001, which is also how a replica cancels a read that
- * conflicts with what it replays) or a deadlock (40P01).
+ * now for a reason a later attempt does not share: a connection failure (08), a shutdown (57P01–57P04),
+ * resources short (53: too many connections, a full disk, memory), a statement cancelled by an administrator
+ * or a timeout (57014) or a lock not granted in time (55P03), a serialization failure (40001, which is also
+ * how a replica cancels a read that conflicts with what it replays) or a deadlock (40P01).
  */
-const unavailableSqlStates = /^(08|57P0[1-4]|53300|40001|40P01)/;
+const unavailableSqlStates = /^(08|53|57014|57P0[1-4]|55P03|40001|40P01)/;
 /** postgres.js and Node's codes for a connection that could not be made or was lost. */
 const unavailableConnectionCodes = new Set([
   "CONNECTION_CLOSED",
