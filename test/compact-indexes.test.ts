@@ -128,6 +128,48 @@ describe.each(postgresKinds)("the indexer's compaction in %s", (kind) => {
   });
 });
 
+describe.each(postgresKinds)("a compaction cut off while following in %s", (kind) => {
+  it("leaves no invalid copy of an index behind: the next round drops it", async () => {
+    const followed = await followNode(kind, client, { compactIndexesAfter: 1, pollIntervalMs: 50 });
+    const { test, indexer } = followed;
+    try {
+      // A snapshot taken before the compaction holds its first rebuild in its last wait, the index's copy
+      // built but not yet valid; then the rebuild's connection is lost.
+      await test.db.transaction(async (tx) => {
+        await tx.exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+        await tx.query("SELECT count(*) FROM checkpoints");
+        const [rebuild] = await until(
+          "a rebuild waiting for old snapshots",
+          async () => {
+            const rebuilds = await test.db.query<{ pid: number }>(
+              `SELECT pid FROM pg_stat_progress_create_index
+               WHERE datname = current_database() AND phase = 'waiting for old snapshots'`,
+            );
+            return rebuilds.length > 0 && rebuilds;
+          },
+          { failOn: followed.running },
+        );
+        await test.db.query("SELECT pg_terminate_backend($1)", [rebuild?.pid]);
+        await until("the rebuild's copy left invalid", async () => {
+          const invalid = (await schemaIndexes(test.db)).filter((index) => !index.valid);
+          return invalid.length === 1 && invalid[0]?.name.endsWith("_ccnew");
+        });
+      });
+      await until(
+        "no invalid index left",
+        async () => (await schemaIndexes(test.db)).every((index) => index.valid),
+        {
+          failOn: followed.running,
+          timeoutMs: 20_000,
+        },
+      );
+      expect(indexer.status().following).toBe(true);
+    } finally {
+      await followed.drop();
+    }
+  });
+});
+
 describe.each(postgresKinds)("compaction while following in %s", (kind) => {
   let anvil: Anvil;
   beforeAll(async () => {

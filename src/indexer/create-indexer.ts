@@ -509,7 +509,7 @@ export function createIndexer({
     if (!abandonedRebuildsDropped) {
       const abandoned = await dropAbandonedRebuilds(db);
       if (abandoned.length > 0)
-        logger.info({ abandoned }, "dropped index rebuilds a stopped compaction left");
+        logger.info({ abandoned }, "dropped index rebuilds a cut-off compaction left");
       abandonedRebuildsDropped = true;
     }
     const before = state.indexedBlock;
@@ -538,7 +538,8 @@ export function createIndexer({
   /**
    * Starts compacting the indexes in the background when `compactIndexesIfWorthIt` finds it worth it;
    * following goes on meanwhile. A compaction that fails leaves the indexes as they were, and one cut off
-   * by a stop is cleaned up at the next run.
+   * by a stop is cleaned up at the next run, one cut off by a lost connection at the next round (the
+   * compaction itself waits for the next run, or for the chain's height to double).
    */
   function compactIfWorthIt(signal: AbortSignal) {
     if (compaction) return;
@@ -549,8 +550,10 @@ export function createIndexer({
         logger.info({ ...compacted }, "indexes compacted");
       })
       .catch((error) => {
-        if (!signal.aborted)
-          logger.warn({ err: error }, "index compaction failed; the indexes stay as they were");
+        if (signal.aborted) return;
+        logger.warn({ err: error }, "index compaction failed; the indexes stay as they were");
+        // The copy a cut-off rebuild leaves is written with every row until it is dropped.
+        abandonedRebuildsDropped = false;
       })
       .finally(() => {
         compaction = null;
