@@ -16,6 +16,7 @@ import {
   fungible,
   fungibleHolders,
   holder,
+  idZeroToken,
   multi,
   seedTokenBalances,
   two70,
@@ -367,6 +368,13 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       const nft = await get(`/api/v2/tokens/${erc721}/instances/2/holders`);
       expect(nft.body.items).toHaveLength(1);
       expect(nft.body.items[0]).toMatchObject({ value: "1", token_id: "2" });
+    });
+
+    it("reads id -0 as 0, as Blockscout reads it as an integer", async () => {
+      const zero = await get(`/api/v2/tokens/${idZeroToken}/instances/0/holders`);
+      expect(zero.body.items).toHaveLength(1);
+      expect(zero.body.items[0]).toMatchObject({ value: "1", token_id: "0" });
+      expect((await get(`/api/v2/tokens/${idZeroToken}/instances/-0/holders`)).body).toEqual(zero.body);
     });
   });
 

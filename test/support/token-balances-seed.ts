@@ -76,6 +76,8 @@ export const emptyToken = address(5, 1);
 export const fungible = address(6, 1);
 export const multi = address(7, 1);
 export const unknownToken = address(8, 1);
+/** An ERC-721 whose one id is 0, held by an address of its own. */
+export const idZeroToken = address(13, 1);
 // Endpoint 11: 50 ERC-721, 50 ERC-1155 and 2 ERC-404 collections.
 export const collections721 = Array.from({ length: 50 }, (_, i) => address(9, i + 1));
 export const collections1155 = Array.from({ length: 50 }, (_, i) => address(10, i + 1));
@@ -111,6 +113,7 @@ export async function seedTokenBalances(db: Database) {
     [emptyToken, "ERC-20", "Spent"],
     [fungible, "ERC-20", "Fungible"],
     [multi, "ERC-1155", "Multi holders"],
+    [idZeroToken, "ERC-721", "Id zero"],
     ...collections721.map((a): TokenSeed => [a, "ERC-721", "C721"]),
     ...collections1155.map((a): TokenSeed => [a, "ERC-1155", "C1155"]),
     ...collections404.map((a): TokenSeed => [a, "ERC-404", "C404"]),
@@ -139,6 +142,7 @@ export async function seedTokenBalances(db: Database) {
     ...fungibleHolders.map((h): BalanceSeed => [multi, 5, h.address, h.value]),
     [multi, 6, at(fungibleHolders, 50).address, at(fungibleHolders, 50).value],
     [multi, 6, at(fungibleHolders, 49).address, 1],
+    [idZeroToken, 0, address(13, 2), 1],
     // Endpoint 11: one id per collection; 12 ids in the first ERC-721 and 10 in the first ERC-1155.
     ...collections721.map((a): BalanceSeed => [a, 1, collector, 1]),
     ...Array.from({ length: 11 }, (_, i): BalanceSeed => [at(collections721, 0), 2 + i, collector, 1]),

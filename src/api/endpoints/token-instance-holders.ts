@@ -82,11 +82,13 @@ export const tokenInstanceHolders = defineEndpoint<{
     const token = lowerHex(request.params.address_hash_param);
     const type = await findTokenType(db, token);
     if (type === null || type === "ERC-20") throw notFound();
-    const id = request.params.token_id_param;
-    // Negative ids name no NFT (-1 is where fungible balances are kept).
-    const page = id.startsWith("-")
-      ? { items: [], next_page_params: null }
-      : await tokenHoldersPage(db, { token, type, tokenId: id, query: request.query });
+    // Read as the integer it prints (`-0` is 0); negative ids name no NFT (-1 is where fungible balances
+    // are kept).
+    const id = BigInt(request.params.token_id_param);
+    const page =
+      id < 0n
+        ? { items: [], next_page_params: null }
+        : await tokenHoldersPage(db, { token, type, tokenId: id.toString(), query: request.query });
     return reply.type("application/json; charset=utf-8").send(pageJson(page));
   },
 });
