@@ -355,6 +355,17 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     const badType = await app.inject("/api/v2/token-transfers?type=ERC-9999");
     expect(badType.statusCode).toBe(422);
     expect(badType.json().errors[0].source.pointer).toBe("/type");
+    // One entry (or Blockscout's three for `type`) per bad parameter, not only the first found.
+    const twoBad = await app.inject(
+      `/api/v2/addresses/${scenario.accounts[0]}/token-transfers?filter=sideways&type=ERC-9999`,
+    );
+    expect(twoBad.statusCode).toBe(422);
+    expect(
+      twoBad
+        .json()
+        .errors.map((error: { source: { pointer: string } }) => error.source.pointer)
+        .sort(),
+    ).toEqual(["/filter", "/type", "/type", "/type"]);
     expect((await app.inject("/api/v2/addresses/0x12/token-transfers")).statusCode).toBe(422);
     expect(
       (await app.inject(`/api/v2/addresses/${scenario.accounts[0]}/token-transfers?token=0x1`)).statusCode,

@@ -1,6 +1,7 @@
 import type { FastifySchemaValidationError } from "fastify/types/schema.js";
 import { BaseError } from "../errors.ts";
 import { hashPattern, integerPatterns } from "./params.ts";
+import { tokenTypeListFormat } from "./token-types.ts";
 
 /**
  * Parameters that take one of several forms: Blockscout reports the failed `anyOf` and then why each
@@ -56,7 +57,11 @@ export function invalidParameters(errors: FastifySchemaValidationError[]): ApiEr
     const pointer = `/${name}`;
     if (byPointer.has(pointer)) continue;
     // A Map, not an object: a parameter named `constructor` or `__proto__` must not find Object's members.
-    const details = anyOfDetails.get(name) ?? [detailOf(error, name)];
+    const details =
+      anyOfDetails.get(name) ??
+      (error.keyword === "format" && params.format === tokenTypeListFormat.name
+        ? tokenTypeListFormat.details
+        : [detailOf(error, name)]);
     for (const detail of details) {
       const entry: InvalidParameter = { title: "Invalid value", source: { pointer }, detail };
       byPointer.set(pointer, entry);

@@ -24,6 +24,7 @@ import { routeReads } from "./read-routing.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { metricsRoute } from "./routes/metrics.ts";
+import { tokenTypeListFormat } from "./token-types.ts";
 import { type ActionProtocols, actionProtocols } from "./transaction-actions.ts";
 
 /**
@@ -112,7 +113,13 @@ export async function createApiServer({
         .send({ message: tooLong ? "URI too long" : "Malformed URL" });
     },
     ajv: {
-      customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false },
+      customOptions: {
+        allErrors: true,
+        coerceTypes: false,
+        removeAdditional: false,
+        useDefaults: false,
+        formats: { [tokenTypeListFormat.name]: tokenTypeListFormat.test },
+      },
     },
   });
   // Not strict: a bare OPTIONS (no Origin or requested method) is answered like a preflight, not with a 400.
