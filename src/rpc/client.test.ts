@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { at } from "../../test/support/elements.ts";
 import { createRpcClient } from "./client.ts";
 import {
@@ -208,6 +208,121 @@ describe("createRpcClient", () => {
     expect(await client.batch(calls)).toEqual(calls.map((call) => call.method));
     expect(sizes.sort((a, b) => a - b)).toEqual([5, 10, 10, 10, 10]);
     expect(most).toBe(2);
+  });
+
+  describe("a batch the node cannot answer whole", () => {
+    type Call = { id: number; method: string };
+    const calls = Array.from({ length: 45 }, (_, i) => ({ method: "eth_getBlockByNumber", params: [i] }));
+    const results = calls.map((call) => call.method);
+    const limits: [string, (batch: Call[], response: ServerResponse) => void][] = [
+      // geth past 25 MB: the entries after the cut carry "response too large".
+      [
+        "cut short by geth's answer size limit",
+        (batch, response) =>
+          ok(
+            response,
+            batch.map((call, i) =>
+              i < 4
+                ? echo(call)
+                : { jsonrpc: "2.0", id: call.id, error: { code: -32003, message: "response too large" } },
+            ),
+          ),
+      ],
+      // geth past its write timeout: the entries left carry "request timed out".
+      [
+        "cut short by geth's timeout",
+        (batch, response) =>
+          ok(
+            response,
+            batch.map((call, i) =>
+              i < 4
+                ? echo(call)
+                : { jsonrpc: "2.0", id: call.id, error: { code: -32002, message: "request timed out" } },
+            ),
+          ),
+      ],
+      // geth past its batch item limit: one error, with the first call's id.
+      [
+        "refused whole by geth's item limit",
+        (batch, response) =>
+          ok(response, [
+            { jsonrpc: "2.0", id: at(batch, 0).id, error: { code: -32600, message: "batch too large" } },
+          ]),
+      ],
+      [
+        "refused with HTTP 413",
+        (_batch, response) => response.writeHead(413).end("Request Entity Too Large"),
+      ],
+    ];
+
+    it.each(limits)(
+      "is sent again in halves when %s, and later batches fit from the start",
+      async (_, refuse) => {
+        const sizes: number[] = [];
+        const url = await node((body, response) => {
+          const batch = Array.isArray(body) ? body : [body];
+          sizes.push(batch.length);
+          if (batch.length > 4) refuse(batch, response);
+          else ok(response, batch.map(echo));
+        });
+        const client = createRpcClient({ url, batchSize: 20, retries: 0 });
+        expect(await client.batch(calls)).toEqual(results);
+        // Refused: each 20 as 20, 10, 10 and four 5s, and the last 5 once; then each 3 and 2 is answered.
+        expect(sizes.filter((size) => size > 4)).toHaveLength(2 * 7 + 1);
+        sizes.length = 0;
+        expect(await client.batch(calls)).toEqual(results);
+        expect(Math.max(...sizes)).toBeLessThanOrEqual(4);
+        // Ten minutes on, the full size is tried again: a passing slowness does not cut batches for good.
+        vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 10 * 60_000 + 1 });
+        try {
+          sizes.length = 0;
+          expect(await client.batch(calls)).toEqual(results);
+          expect(sizes[0]).toBe(20);
+        } finally {
+          vi.useRealTimers();
+        }
+      },
+    );
+
+    it("is sent again in halves when it takes longer than the timeout", async () => {
+      const url = await node((body, response) => {
+        const batch = Array.isArray(body) ? body : [body];
+        setTimeout(() => ok(response, batch.map(echo)), batch.length * 20);
+      });
+      const client = createRpcClient({ url, batchSize: 45, timeoutMs: 200, retries: 0 });
+      expect(await client.batch(calls)).toEqual(results);
+    });
+
+    it("is still an error for a call sent alone", async () => {
+      const url = await node((body, response) => {
+        const call = body as Call;
+        ok(response, { jsonrpc: "2.0", id: call.id, error: { code: -32003, message: "response too large" } });
+      });
+      const error = await failure<RpcResponseError>(
+        createRpcClient({ url, retries: 0 }).request("debug_traceBlockByNumber"),
+      );
+      expect(error).toBeInstanceOf(RpcResponseError);
+      expect(error.shortMessage).toContain("response too large");
+    });
+
+    it("is not taken for the calls' own failures by a batch that accepts some", async () => {
+      const url = await node((body, response) => {
+        if (!Array.isArray(body)) return ok(response, echo(body));
+        ok(
+          response,
+          body.map((call, i) =>
+            i > 0
+              ? { jsonrpc: "2.0", id: call.id, error: { code: -32002, message: "request timed out" } }
+              : echo(call),
+          ),
+        );
+      });
+      const answers = await createRpcClient({ url, retries: 0 }).batchAccepting(
+        calls.slice(0, 3),
+        () => true,
+      );
+      expect(answers).toEqual(results.slice(0, 3));
+    });
   });
 
   it("rejects a batch whose answer leaves a call out", async () => {

@@ -1,7 +1,15 @@
 import { createConcurrencyLimit } from "../concurrency-limit.ts";
 import type { Metrics } from "../metrics.ts";
 import { retry } from "../retry.ts";
-import { RpcError, RpcHttpError, RpcResponseError, RpcTimeoutError, RpcTransportError } from "./errors.ts";
+import {
+  RpcBatchTooLargeError,
+  RpcError,
+  RpcHttpError,
+  RpcResponseError,
+  RpcTimeoutError,
+  RpcTransportError,
+  saysBatchTooLarge,
+} from "./errors.ts";
 
 export type RpcCall = { method: string; params: unknown[] };
 
@@ -46,6 +54,9 @@ export type RpcClient = {
     accept: (error: RpcResponseError) => boolean,
   ): Promise<(T | RpcResponseError)[]>;
 };
+
+/** How long a batch size learnt from a batch the node could not answer whole holds (see `sendFitting`). */
+const batchSizeLimitMs = 10 * 60_000;
 
 type JsonRpcAnswer = {
   id: number;
@@ -157,6 +168,13 @@ export function createRpcClient({
     calls: RpcCall[],
     accept?: (error: RpcResponseError) => boolean,
   ): Promise<unknown[]> {
+    const cutShort = (error: unknown) =>
+      new RpcBatchTooLargeError(
+        `a batch of ${calls.length} ${calls[0]?.method} calls was too much to answer whole`,
+        {
+          cause: error,
+        },
+      );
     return withRetries(async () => {
       const first = nextId;
       nextId += calls.length;
@@ -166,28 +184,75 @@ export function createRpcClient({
         method: call.method,
         params: call.params,
       }));
-      const answer = await observed(calls, () => post(calls.length === 1 ? body[0] : body));
+      let answer: unknown;
+      try {
+        answer = await observed(calls, () => post(calls.length === 1 ? body[0] : body));
+        // A single-call error object from a node that rejects batches arrives without an array.
+        const [firstCall] = calls;
+        if (firstCall && calls.length > 1 && !Array.isArray(answer))
+          answerOf(firstCall, answer as JsonRpcAnswer);
+      } catch (error) {
+        throw calls.length > 1 && saysBatchTooLarge(error) ? cutShort(error) : error;
+      }
       const answers = Array.isArray(answer) ? (answer as JsonRpcAnswer[]) : [answer as JsonRpcAnswer];
-      // A single-call error object from a node that rejects batches arrives without an array.
-      const [firstCall] = calls;
-      if (firstCall && calls.length > 1 && !Array.isArray(answer))
-        answerOf(firstCall, answer as JsonRpcAnswer);
       const byId = new Map(answers.map((entry) => [entry?.id, entry]));
-      return calls.map((call, i) => {
+      const outcomes = calls.map((call, i) => {
         try {
-          return answerOf(call, byId.get(first + i));
+          return { result: answerOf(call, byId.get(first + i)) };
         } catch (error) {
-          if (accept && error instanceof RpcResponseError && accept(error)) return error;
-          throw error;
+          return { error };
         }
+      });
+      // A batch cut short is sent again as smaller ones, whatever its other entries' errors say.
+      const cut = outcomes.find(({ error }) => calls.length > 1 && saysBatchTooLarge(error));
+      if (cut) throw cutShort(cut.error);
+      return outcomes.map(({ result, error }) => {
+        if (error === undefined) return result;
+        if (accept && error instanceof RpcResponseError && accept(error)) return error;
+        throw error;
       });
     });
   }
 
+  /**
+   * The most calls of a method a batch may hold, once a node could not answer a larger one whole: later
+   * batches of that method are cut to it from the start, rather than each failing first. A limit lasts
+   * `batchSizeLimitMs`: one learnt from a passing slowness does not cut every later batch for good.
+   */
+  const batchSizeLimits = new Map<string, { size: number; until: number }>();
+  const batchSizeLimitOf = (method: string) => {
+    const limit = batchSizeLimits.get(method);
+    return limit && Date.now() < limit.until ? limit.size : batchSize;
+  };
+
+  /** Sends `calls` in one batch, or, when the node cannot answer it whole, in halves, and so on. */
+  async function sendFitting(
+    calls: RpcCall[],
+    accept?: (error: RpcResponseError) => boolean,
+  ): Promise<unknown[]> {
+    try {
+      return await sendBatch(calls, accept);
+    } catch (error) {
+      if (!(error instanceof RpcBatchTooLargeError)) throw error;
+      const half = Math.ceil(calls.length / 2);
+      const method = calls[0]?.method ?? "";
+      batchSizeLimits.set(method, {
+        size: Math.min(half, batchSizeLimitOf(method)),
+        until: Date.now() + batchSizeLimitMs,
+      });
+      const halves = await Promise.all([
+        sendFitting(calls.slice(0, half), accept),
+        sendFitting(calls.slice(half), accept),
+      ]);
+      return halves.flat();
+    }
+  }
+
   async function inChunks(calls: RpcCall[], accept?: (error: RpcResponseError) => boolean) {
+    const size = batchSizeLimitOf(calls[0]?.method ?? "");
     const chunks: RpcCall[][] = [];
-    for (let i = 0; i < calls.length; i += batchSize) chunks.push(calls.slice(i, i + batchSize));
-    return (await Promise.all(chunks.map((chunk) => sendBatch(chunk, accept)))).flat();
+    for (let i = 0; i < calls.length; i += size) chunks.push(calls.slice(i, i + size));
+    return (await Promise.all(chunks.map((chunk) => sendFitting(chunk, accept)))).flat();
   }
 
   return {

@@ -78,6 +78,30 @@ export class RpcResponseError extends RpcError {
   }
 }
 
+/**
+ * How nodes say a batch asked for more than they answer at once: geth cuts a batch's answer past 25 MB
+ * ("response too large", -32003), answers entries left when its write timeout passes with "request timed
+ * out" (-32002), and refuses a batch of more calls than it takes with one "batch too large"; providers
+ * word their limits on a batch's size or count alike.
+ */
+const batchTooLargeWording =
+  /response too large|request timed out|batch (size )?(is )?too (large|big)|batch[^.]*\bexceed|too many (requests|calls)[^.]*batch/i;
+
+/** Whether `error`, the answer to a call sent in a batch, says the batch was too much to answer whole. */
+export function saysBatchTooLarge(error: unknown): boolean {
+  if (error instanceof RpcHttpError) return error.status === 413;
+  if (error instanceof RpcTimeoutError) return true;
+  return error instanceof RpcResponseError && batchTooLargeWording.test(error.nodeMessage);
+}
+
+/**
+ * A batch the node could not answer whole (see `saysBatchTooLarge`): the client sends its calls again in
+ * smaller batches rather than the same batch again.
+ */
+export class RpcBatchTooLargeError extends RpcError {
+  override name = "RpcBatchTooLargeError";
+}
+
 /** The node answered, but with data that contradicts itself or the request; refetching may help. */
 export class RpcInvalidAnswerError extends RpcError {
   override name = "RpcInvalidAnswerError";
