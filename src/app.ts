@@ -4,6 +4,7 @@ import { createApiServer } from "./api/server.ts";
 import { actionProtocols } from "./api/transaction-actions.ts";
 import { type Config, rateLimitsOf } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
+import { isDriverPatched } from "./db/driver-patch.ts";
 import { migrate } from "./db/migrate.ts";
 import { createIndexer, type Indexer } from "./indexer/create-indexer.ts";
 import { createMetadataFetcher } from "./indexer/create-metadata-fetcher.ts";
@@ -17,6 +18,10 @@ export type OpenStoreParameters = { config: Config; logger: Logger };
 /** Opens the configured database and brings its schema up to date. */
 export async function openStore({ config, logger }: OpenStoreParameters): Promise<Database> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  if (db.kind === "postgres" && !isDriverPatched())
+    logger.warn(
+      "the PostgreSQL driver lacks patches/postgres+3.4.9.patch (installed with --ignore-scripts?): a connection lost under a transaction would end the process; run `npx patch-package`",
+    );
   const { applied } = await migrate(db);
   if (applied.length > 0) logger.info({ applied, database: db.kind }, "schema migrated");
   return db;
