@@ -22,7 +22,7 @@ function rangeOf(block: number, form: string, type: string) {
     to_address: bob,
     token_type: form,
     token_ids: form === "ERC-20" ? [] : [7n],
-    amounts: form === "ERC-20" ? [5n] : [],
+    amounts: form === "ERC-721" ? [] : [5n],
     token_contract_type: null,
   });
   for (const [address, direction] of [
@@ -117,6 +117,47 @@ describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
         { table: "links", type: "ERC-20", rows: 4 },
         { table: "transfers", type: "ERC-20", rows: 2 },
       ]);
+    } finally {
+      await test.drop();
+    }
+  });
+
+  it("makes a token ERC-1155 when a later range has its ERC-1155 events, as one range with all would", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      const stamps = async () =>
+        test.db.query<{ type: string }>(
+          `SELECT DISTINCT token_contract_type AS type FROM token_transfers
+           UNION SELECT DISTINCT token_contract_type FROM address_token_transfers
+           UNION SELECT DISTINCT token_contract_type FROM token_balances ORDER BY 1`,
+        );
+      const token = async () =>
+        test.db.query("SELECT type, promoted_at_block::int, type_before_promotion FROM tokens");
+      for (const [block, form, type] of [
+        [1, "ERC-20", "ERC-20"],
+        [2, "ERC-721", "ERC-721"],
+        [3, "ERC-1155", "ERC-1155"],
+        [4, "ERC-20", "ERC-20"],
+      ] as const) {
+        await test.db.transaction(async (tx) => {
+          const rows = rangeOf(block, form, type);
+          await storeTokensAndTypes(tx, rows);
+          await insertTable(tx, "tokenTransfers", rows.tokenTransfers);
+          await insertTable(tx, "addressTokenTransfers", rows.addressTokenTransfers);
+          await applyTokenBalanceChanges(tx, BigInt(block), BigInt(block), 1);
+        });
+      }
+      // ERC-404 at block 2, ERC-1155 at block 3; an ERC-20 Transfer after it changes nothing.
+      expect(await token()).toEqual([
+        { type: "ERC-1155", promoted_at_block: 3, type_before_promotion: "ERC-404" },
+      ]);
+      expect(await stamps()).toEqual([{ type: "ERC-1155" }]);
+      // A reorganization that orphans block 3 gives the token its type before it back.
+      await test.db.transaction((tx) => deleteAbove(tx, 2n));
+      expect(await token()).toEqual([
+        { type: "ERC-404", promoted_at_block: null, type_before_promotion: null },
+      ]);
+      expect(await stamps()).toEqual([{ type: "ERC-404" }]);
     } finally {
       await test.drop();
     }

@@ -15,11 +15,14 @@ export type StoredTokenType = (typeof storedTokenTypes)[number];
 export const nftTokenTypes = ["ERC-721", "ERC-1155", "ERC-404"] as const satisfies readonly StoredTokenType[];
 
 /**
- * The upsert that merges a range's token rows into stored ones: types only ever become ERC-404, and a
- * supply read at a later block wins.
+ * The upsert that merges a range's token rows into stored ones, as `tokenType` merges the forms of one
+ * range, so that a type never depends on where ranges begin: ERC-1155 events make ERC-1155 whatever came
+ * before, the ERC-20 and ERC-721 forms together make ERC-404, and nothing else changes a type. A supply
+ * read at a later block wins.
  */
 const tokensOnConflict = `ON CONFLICT (address) DO UPDATE SET
   type = CASE
+    WHEN excluded.type = 'ERC-1155' THEN 'ERC-1155'
     WHEN tokens.type <> excluded.type AND tokens.type IN ('ERC-20', 'ERC-721', 'ERC-404')
       AND excluded.type IN ('ERC-20', 'ERC-721', 'ERC-404') THEN 'ERC-404'
     ELSE tokens.type END,
@@ -30,9 +33,9 @@ const tokensOnConflict = `ON CONFLICT (address) DO UPDATE SET
  * Stores the range's tokens and gives each of the range's transfer rows (and their per-address rows)
  * its token's type as stored, so that a type filter is an index range scan (balances take the type from
  * the transfers, see applyTokenBalanceChanges). A token whose type the range changed (an ERC-20 or
- * ERC-721 that turns out to be an ERC-404) has its stored transfers and balances restamped, and the
- * block of the range's first transfer in the form it had not used is kept with its former type, for a
- * reorganization that orphans that block (takeBackPromotions).
+ * ERC-721 that turns out to be an ERC-404, or any that emits ERC-1155 events) has its stored transfers
+ * and balances restamped, and the block of the range's first transfer in the form that changed it is
+ * kept with its former type, for a reorganization that orphans that block (takeBackPromotions).
  */
 export async function storeTokensAndTypes(tx: Queryable, rows: RangeRows): Promise<void> {
   const transfers = rows.tokenTransfers.values;
@@ -54,11 +57,16 @@ export async function storeTokensAndTypes(tx: Queryable, rows: RangeRows): Promi
     return type !== undefined && after.get(address) !== type ? [[address, type] as const] : [];
   });
   if (promoted.length > 0) {
+    // The first block of the form that changed the type: an ERC-1155 event, or the Transfer form the
+    // token had not used.
     const promotedAt = promoted.map(([address, type]) => {
+      const changedBy = (form: string | null | undefined) =>
+        after.get(address) === "ERC-1155"
+          ? form === "ERC-1155"
+          : form !== type && (form === "ERC-20" || form === "ERC-721");
       let first = Number.POSITIVE_INFINITY;
       tokenOf.forEach((token, i) => {
-        const form = transfers.token_type[i];
-        if (token === address && form !== type && (form === "ERC-20" || form === "ERC-721"))
+        if (token === address && changedBy(transfers.token_type[i]))
           first = Math.min(first, Number(transfers.block_number[i]));
       });
       return first;
@@ -88,7 +96,7 @@ export async function storeTokensAndTypes(tx: Queryable, rows: RangeRows): Promi
 }
 
 /**
- * Gives back their former type to the tokens promoted to ERC-404 in blocks above `above`, which a
+ * Gives back their former type to the tokens promoted (to ERC-404 or ERC-1155) in blocks above `above`, which a
  * reorganization orphans, and restamps their kept rows. Runs after the orphaned transfers and balances
  * are taken back, so only kept rows are restamped.
  */
@@ -107,7 +115,7 @@ export async function takeBackPromotions(tx: Queryable, above: bigint): Promise<
 
 /**
  * Stamps every stored transfer, per-address transfer link and balance of each token with its new type:
- * once in a token's life, when it becomes ERC-404 (and again if a reorganization takes that back).
+ * when it becomes ERC-404 or ERC-1155 (and again if a reorganization takes that back).
  */
 async function restampTokenTypes(tx: Queryable, types: [address: string, type: string][]): Promise<void> {
   if (types.length === 0) return;
