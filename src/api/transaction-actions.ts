@@ -7,13 +7,9 @@ import { listTransactionLogs, type TransactionLogRow } from "../db/queries/trans
 import { findUniswapV3Pools } from "../db/queries/uniswap-v3-pools.ts";
 import { aaveV3Actions, aaveV3PoolTopics } from "../decode/actions/aave-v3.ts";
 import type { TransactionAction } from "../decode/actions/transaction-action.ts";
-import {
-  erc721TransferTopic,
-  topicAddress,
-  uniswapV3Actions,
-  uniswapV3PoolTopics,
-} from "../decode/actions/uniswap-v3.ts";
+import { topicAddress, uniswapV3Actions, uniswapV3PoolTopics } from "../decode/actions/uniswap-v3.ts";
 import { uniswapV3FactoryAbi } from "../decode/builtin-abis.ts";
+import { transferTopic } from "../decode/token-transfer.ts";
 
 /** The protocol contracts whose events become actions, lowercase hex; null turns a protocol off. */
 export type ActionProtocols = {
@@ -51,7 +47,8 @@ export async function loadTransactionActions(
   } = protocols;
   const topic0s = [
     ...(factory ? uniswapV3PoolTopics : []),
-    ...(positionManager ? [erc721TransferTopic] : []),
+    // The position manager's ERC-721 Transfer: its mints are `mint_nft` actions.
+    ...(positionManager ? [transferTopic] : []),
     ...(pool ? aaveV3PoolTopics : []),
   ];
   if (topic0s.length === 0 || transactions.length === 0) return new Map();

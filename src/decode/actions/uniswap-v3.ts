@@ -3,13 +3,13 @@ import {
   checksumAddress,
   type DecodeEventLogReturnType,
   decodeEventLog,
-  erc721Abi,
   getAbiItem,
   type Hex,
   toEventSelector,
   zeroAddress,
 } from "viem";
 import { uniswapV3PoolAbi } from "../builtin-abis.ts";
+import { transferTopic } from "../token-transfer.ts";
 import {
   type ActionLog,
   type ActionToken,
@@ -21,9 +21,6 @@ import {
 export const uniswapV3PoolTopics = (["Mint", "Burn", "Collect", "Swap"] as const).map((name) =>
   toEventSelector(getAbiItem({ abi: uniswapV3PoolAbi, name })),
 );
-
-/** ERC-721 `Transfer`, whose mints by the position manager are `mint_nft` actions. */
-export const erc721TransferTopic = toEventSelector(getAbiItem({ abi: erc721Abi, name: "Transfer" }));
 
 export type UniswapV3ActionsParameters = {
   /** One transaction's logs, in log order. */
@@ -52,7 +49,7 @@ export function uniswapV3Actions({
     const [topic0, fromTopic, toTopic, idTopic, ...extra] = log.topics;
     if (
       log.address === positionManager &&
-      topic0 === erc721TransferTopic &&
+      topic0 === transferTopic &&
       idTopic !== undefined &&
       extra.length === 0 &&
       topicAddress(fromTopic) === zeroAddress
