@@ -1,8 +1,9 @@
-import { encodeAbiParameters, pad, toHex } from "viem";
+import { type Address, encodeAbiParameters, pad, toEventSelector, toHex } from "viem";
 import { describe, expect, it } from "vitest";
 import {
   decodeTokenTransfer,
   erc20TransferTopic,
+  erc721TransferTopic,
   transferBatchTopic,
   transferSingleTopic,
   transferTopic,
@@ -14,6 +15,9 @@ const bob = "0x2222222222222222222222222222222222222222";
 const operator = "0x3333333333333333333333333333333333333333";
 const topic = (address: string) => pad(address as `0x${string}`, { size: 32 }).toLowerCase();
 const word = (value: bigint) => pad(toHex(value), { size: 32 });
+/** from, to and id as the data of a Transfer that indexes none of them. */
+const unindexed = (from: Address, to: Address, id: bigint) =>
+  encodeAbiParameters([{ type: "address" }, { type: "address" }, { type: "uint256" }], [from, to, id]);
 
 describe("decodeTokenTransfer", () => {
   it("reads an ERC-20 Transfer (3 topics, amount in data)", () => {
@@ -83,6 +87,65 @@ describe("decodeTokenTransfer", () => {
     ).toBe("malformed");
   });
 
+  it("reads ERC-404's ERC721Transfer as the ERC-721 form, and only that layout", () => {
+    expect(toEventSelector("event ERC721Transfer(address indexed, address indexed, uint256 indexed)")).toBe(
+      "0xe5f815dc84b8cecdfd4beedfc3f91ab5be7af100eca4e8fb11552b867995394f",
+    );
+    expect(
+      decodeTokenTransfer({
+        address: token,
+        topics: [erc721TransferTopic, topic(alice), topic(bob), word(7n)],
+        data: "0x",
+      }),
+    ).toEqual({
+      type: "ERC-721",
+      token: token.toLowerCase(),
+      from: alice,
+      to: bob,
+      tokenIds: [7n],
+      amounts: [],
+    });
+    expect(
+      decodeTokenTransfer({
+        address: token,
+        topics: [erc721TransferTopic, topic(alice), topic(bob)],
+        data: word(5n),
+      }),
+    ).toBe("malformed");
+  });
+
+  it("reads an ERC-721 Transfer that indexes nothing (CryptoKitties) from its 96 bytes of data, and no other length or unclean address", () => {
+    expect(
+      decodeTokenTransfer({
+        address: token,
+        topics: [transferTopic],
+        data: unindexed(alice, bob, 2n ** 255n),
+      }),
+    ).toEqual({
+      type: "ERC-721",
+      token: token.toLowerCase(),
+      from: alice,
+      to: bob,
+      tokenIds: [2n ** 255n],
+      amounts: [],
+    });
+    const data = unindexed(alice, bob, 1n);
+    const words = (from: number, to: number) => data.slice(2 + 64 * from, 2 + 64 * to);
+    for (const malformed of [
+      word(1n),
+      data.slice(0, 2 + 128),
+      `${data}${"00".repeat(32)}`,
+      // An address word whose upper 12 bytes are not zero, `from` then `to`.
+      `0x${"ff".repeat(12)}${words(0, 3).slice(24)}`,
+      `0x${words(0, 1)}${"01".repeat(12)}${words(1, 3).slice(24)}`,
+    ]) {
+      expect(
+        decodeTokenTransfer({ address: token, topics: [transferTopic], data: malformed }),
+        malformed,
+      ).toBe("malformed");
+    }
+  });
+
   it("ignores logs that are not transfers", () => {
     expect(decodeTokenTransfer({ address: token, topics: [word(1n), topic(alice)], data: "0x" })).toBeNull();
     expect(decodeTokenTransfer({ address: token, topics: [], data: "0x" })).toBeNull();
@@ -93,6 +156,7 @@ describe("decodeTokenTransfer", () => {
     ["an ERC-20 Transfer with a short amount", [transferTopic, topic(alice), topic(bob)], "0x01"],
     ["an ERC-721 Transfer with data", [transferTopic, topic(alice), topic(bob), word(1n)], word(1n)],
     ["a Transfer whose address topic has high bits", [transferTopic, word(2n ** 200n), topic(bob)], word(1n)],
+    ["an ERC721Transfer with data", [erc721TransferTopic, topic(alice), topic(bob), word(1n)], word(1n)],
     [
       "a TransferSingle with one word of data",
       [transferSingleTopic, topic(operator), topic(alice), topic(bob)],

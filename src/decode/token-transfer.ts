@@ -17,6 +17,11 @@ export type TokenTransfer = {
 export const transferTopic = toEventSelector("Transfer(address,address,uint256)");
 /** ERC-404 v1 (Pandora-style) announces its fungible side with this event instead of ERC-20's Transfer. */
 export const erc20TransferTopic = toEventSelector("ERC20Transfer(address,address,uint256)");
+/**
+ * ERC-404 variants that announce their fungible side with `ERC20Transfer` announce their NFT side with
+ * this event instead of ERC-721's Transfer.
+ */
+export const erc721TransferTopic = toEventSelector("ERC721Transfer(address,address,uint256)");
 export const transferSingleTopic = toEventSelector("TransferSingle(address,address,address,uint256,uint256)");
 export const transferBatchTopic = toEventSelector(
   "TransferBatch(address,address,address,uint256[],uint256[])",
@@ -26,9 +31,11 @@ export type DecodeTokenTransferParameters = { address: string; topics: (string |
 
 /**
  * Reads a token transfer from a log: ERC-20 `Transfer` (3 topics, amount in data; also ERC-404 v1's
- * `ERC20Transfer`), ERC-721 `Transfer` (4 topics, id indexed), ERC-1155 `TransferSingle` and `TransferBatch`. Returns null for a log that is
- * not a transfer, and `"malformed"` for one whose topic matches but whose layout does not, so callers
- * can count those instead of failing on them.
+ * `ERC20Transfer`), ERC-721 `Transfer` (4 topics, id indexed; also ERC-404's `ERC721Transfer`, and
+ * CryptoKitties' `Transfer` with nothing indexed: 1 topic, from, to and id in 96 bytes of data), ERC-1155
+ * `TransferSingle` and `TransferBatch`. Returns null for a log that is not a transfer, and `"malformed"`
+ * for one whose topic matches but whose layout does not, so callers can count those instead of failing
+ * on them.
  */
 export function decodeTokenTransfer({
   address,
@@ -37,11 +44,22 @@ export function decodeTokenTransfer({
 }: DecodeTokenTransferParameters): TokenTransfer | "malformed" | null {
   const [topic0, ...indexed] = topics.filter((topic): topic is string => topic !== null);
   const token = address.toLowerCase() as Address;
-  if (topic0 === transferTopic || topic0 === erc20TransferTopic) {
+  if (topic0 === transferTopic && indexed.length === 0) {
+    if (data.length !== 2 + 3 * 64) return "malformed";
+    // Words, not addresses: viem drops an address word's upper 12 bytes unseen, and they must be zero
+    // as in a topic.
+    const [fromWord, toWord, id] = decodeAbiParameters(
+      [{ type: "bytes32" }, { type: "bytes32" }, { type: "uint256" }],
+      data as Hex,
+    );
+    if (!isAddressTopic(fromWord) || !isAddressTopic(toWord)) return "malformed";
+    return erc721Transfer(token, fromWord, toWord, id);
+  }
+  if (topic0 === transferTopic || topic0 === erc20TransferTopic || topic0 === erc721TransferTopic) {
     // ERC-20 indexes `from` and `to`; ERC-721 also the id.
     const [fromTopic, toTopic, idTopic, ...extra] = indexed;
     if (!isAddressTopic(fromTopic) || !isAddressTopic(toTopic)) return "malformed";
-    if (idTopic === undefined && data.length === 66) {
+    if (topic0 !== erc721TransferTopic && idTopic === undefined && data.length === 66) {
       return {
         type: "ERC-20",
         token,
@@ -51,15 +69,8 @@ export function decodeTokenTransfer({
         amounts: [hexToBigInt(data as Hex)],
       };
     }
-    if (topic0 === transferTopic && idTopic !== undefined && extra.length === 0 && data === "0x") {
-      return {
-        type: "ERC-721",
-        token,
-        from: topicAddress(fromTopic),
-        to: topicAddress(toTopic),
-        tokenIds: [hexToBigInt(idTopic as Hex)],
-        amounts: [],
-      };
+    if (topic0 !== erc20TransferTopic && idTopic !== undefined && extra.length === 0 && data === "0x") {
+      return erc721Transfer(token, fromTopic, toTopic, hexToBigInt(idTopic as Hex));
     }
     return "malformed";
   }
@@ -93,6 +104,17 @@ export function decodeTokenTransfer({
   } catch {
     return "malformed";
   }
+}
+
+function erc721Transfer(token: Address, fromWord: string, toWord: string, id: bigint): TokenTransfer {
+  return {
+    type: "ERC-721",
+    token,
+    from: topicAddress(fromWord),
+    to: topicAddress(toWord),
+    tokenIds: [id],
+    amounts: [],
+  };
 }
 
 /** Whether `topic` is present and holds an address: 32 bytes, the upper 12 of them zero. */

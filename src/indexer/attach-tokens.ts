@@ -101,7 +101,9 @@ export async function attachTokens({ client, db, range, keptUpTo }: AttachTokens
  * A token's type from the transfer events it emitted and, for a token read for the first time, what it
  * says of itself: ERC-1155 events decide; both ERC-20 and ERC-721 Transfer forms make ERC-404, and so do
  * ERC-721 transfers from a contract with decimals, or ERC-20 transfers from one that declares the
- * ERC-721 interface (an ERC-404 whose NFTs have not moved yet).
+ * ERC-721 interface (an ERC-404 whose NFTs have not moved yet). ERC-404's `ERC20Transfer` and
+ * `ERC721Transfer` count as the ERC-20 and ERC-721 forms (decodeTokenTransfer), so a token emitting
+ * both is ERC-404 as one emitting both Transfer forms is.
  */
 export function tokenType(
   forms: TokenCandidate["forms"],
