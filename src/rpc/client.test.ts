@@ -57,18 +57,38 @@ afterEach(async () => {
 });
 
 describe("createRpcClient", () => {
-  it("retries 429 and 5xx answers, then returns the result", async () => {
+  it("retries 408, 429 and 5xx answers, then returns the result", async () => {
     let calls = 0;
     const url = await node((body, response) => {
       calls++;
       if (calls === 1) return response.writeHead(429).end("slow down");
       if (calls === 2) return response.writeHead(503).end("unavailable");
+      if (calls === 3) return response.writeHead(408).end("request timeout");
       ok(response, echo(body as { id: number; method: string }));
     });
     const retries: string[] = [];
     const client = createRpcClient({ url, retryDelayMs: 1, onRetry: (error) => retries.push(error.name) });
     expect(await client.request("eth_chainId")).toBe("eth_chainId");
-    expect(retries).toEqual(["RpcHttpError", "RpcHttpError"]);
+    expect(retries).toEqual(["RpcHttpError", "RpcHttpError", "RpcHttpError"]);
+  });
+
+  it("retries a batch answered with null, and reads ids echoed as strings", async () => {
+    let calls = 0;
+    const url = await node((body, response) => {
+      calls++;
+      if (calls === 1) return ok(response, null);
+      ok(
+        response,
+        (body as { id: number; method: string }[]).map((call) => ({ ...echo(call), id: String(call.id) })),
+      );
+    });
+    const client = createRpcClient({ url, retryDelayMs: 1 });
+    const batch = [
+      { method: "a", params: [] },
+      { method: "b", params: [] },
+    ];
+    expect(await client.batch(batch)).toEqual(["a", "b"]);
+    expect(calls).toBe(2);
   });
 
   it("retries a truncated JSON body", async () => {

@@ -149,8 +149,9 @@ export function createRpcClient({
     }
   }
 
-  function answerOf(call: RpcCall, answer: JsonRpcAnswer | undefined): unknown {
-    if (answer === undefined) throw new RpcTransportError(`node left ${call.method} unanswered in a batch`);
+  function answerOf(call: RpcCall, answer: JsonRpcAnswer | null | undefined): unknown {
+    if (answer === undefined || answer === null)
+      throw new RpcTransportError(`node left ${call.method} unanswered in a batch`);
     if (answer.error) {
       throw new RpcResponseError({
         method: call.method,
@@ -195,7 +196,8 @@ export function createRpcClient({
         throw calls.length > 1 && saysBatchTooLarge(error) ? cutShort(error) : error;
       }
       const answers = Array.isArray(answer) ? (answer as JsonRpcAnswer[]) : [answer as JsonRpcAnswer];
-      const byId = new Map(answers.map((entry) => [entry?.id, entry]));
+      // Some proxies echo a numeric id as a string.
+      const byId = new Map(answers.map((entry) => [Number(entry?.id), entry]));
       const outcomes = calls.map((call, i) => {
         try {
           return { result: answerOf(call, byId.get(first + i)) };

@@ -19,7 +19,7 @@ export class RpcTimeoutError extends RpcError {
 
 export type RpcHttpErrorParameters = { status: number; body: string };
 
-/** The node answered with an HTTP error; 429 and 5xx are worth retrying, the rest are not. */
+/** The node answered with an HTTP error; 408, 429 and 5xx are worth retrying, the rest are not. */
 export class RpcHttpError extends RpcError {
   override name = "RpcHttpError";
   override readonly retryable: boolean;
@@ -28,7 +28,7 @@ export class RpcHttpError extends RpcError {
   constructor({ status, body }: RpcHttpErrorParameters) {
     super(`node answered HTTP ${status}`, { details: body.slice(0, 300) });
     this.status = status;
-    this.retryable = status === 429 || status >= 500;
+    this.retryable = status === 408 || status === 429 || status >= 500;
   }
 }
 
