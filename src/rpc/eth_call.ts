@@ -8,12 +8,23 @@ export type EthCallParameters = { calls: { to: Address; data: Hex }[]; block: St
 /** Each call's return data, or the error of a call the contract itself failed (reverted, bad opcode, ...). */
 export type EthCallReturnType = (Hex | RpcResponseError)[];
 
-/** Whether an eth_call error is the contract's own failure rather than the node's. */
+/**
+ * How nodes say the contract itself failed: a revert, an invalid or undefined opcode, gas run out, the
+ * stack or a jump gone wrong. geth and Erigon say it in words ("invalid opcode: opcode 0xfe not defined",
+ * "stack underflow (0 <=> 1)"), anvil and reth name revm's halt ("EVM error InvalidFEOpcode", "EVM error
+ * StackUnderflow"), Nethermind answers "VM execution error.". A bare "execution" is not one of them: geth
+ * and Erigon answer "execution aborted (timeout = 5s)" for a call that ran past their limit, which a
+ * later call may finish.
+ */
+const contractFailureWording =
+  /revert|invalid ?(opcode|jump)|opcode ?not ?found|invalid ?fe ?opcode|not ?activated|bad (instruction|jump)|out ?of ?gas|stack ?(underflow|overflow|limit)|out of stack|write protection|static ?call|call ?too ?deep|max call depth|out ?of ?(bounds|offset|funds)|insufficient balance for transfer|precompile|VM execution error/i;
+
+/**
+ * Whether an eth_call error is the contract's own failure rather than the node's: asking again gets the
+ * same answer. Anything else (a timeout, a call the node aborted or cancelled) is the node's, to ask again.
+ */
 export function isContractFailure(error: RpcResponseError): boolean {
-  return (
-    error.code === 3 ||
-    /revert|invalid opcode|out ?of ?gas|execution|stack|invalid jump/i.test(error.nodeMessage)
-  );
+  return error.code === 3 || contractFailureWording.test(error.nodeMessage);
 }
 
 /**
