@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { CallTracerIgnoredError, chooseTracer, ignoresCallTracer } from "../src/indexer/choose-tracer.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
+import { isHistoryUnavailable } from "../src/rpc/errors.ts";
 import { databaseKinds, fingerprint } from "./support/databases.ts";
 import { only } from "./support/elements.ts";
 import type { JsonRpcCall } from "./support/fault-proxy.ts";
@@ -157,6 +158,15 @@ describe("choosing a tracer", () => {
     expect(ignoresCallTracer([{ result: null, error: { code: -32000, message: "tracer not found" } }])).toBe(
       true,
     );
+  });
+
+  it("takes a probe block the node keeps no state for as no refusal of the tracer", async () => {
+    const gone = (call: JsonRpcCall) =>
+      call.method === "debug_traceBlockByNumber"
+        ? { error: { code: -32000, message: "required historical state unavailable (reexec=128)" } }
+        : undefined;
+    const failure = await chosenWith((_call, answer) => answer, gone).catch((error) => error);
+    expect(isHistoryUnavailable(failure)).toBe(true);
   });
 
   it("passes over a tracer the node refuses by name", async () => {

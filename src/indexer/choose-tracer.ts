@@ -1,7 +1,7 @@
 import { BaseError } from "../errors.ts";
 import type { RpcClient } from "../rpc/client.ts";
 import { debug_traceBlockByNumber } from "../rpc/debug_traceBlockByNumber.ts";
-import { RpcError } from "../rpc/errors.ts";
+import { isHistoryUnavailable, RpcError } from "../rpc/errors.ts";
 import { trace_block } from "../rpc/trace_block.ts";
 import { web3_clientVersion } from "../rpc/web3_clientVersion.ts";
 
@@ -41,7 +41,8 @@ export async function chooseTracer(
       }
       return tracer;
     } catch (error) {
-      if (!(error instanceof RpcError) || error.retryable) throw error;
+      // A node without the probe block's state may well run the tracer on the blocks it keeps.
+      if (!(error instanceof RpcError) || error.retryable || isHistoryUnavailable(error)) throw error;
     }
   }
   return "none";

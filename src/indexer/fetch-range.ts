@@ -1,9 +1,16 @@
 import type { Address, Hash } from "viem";
+import { BaseError } from "../errors.ts";
 import { required } from "../required.ts";
 import type { RpcClient } from "../rpc/client.ts";
 import { debug_traceBlockByHash } from "../rpc/debug_traceBlockByHash.ts";
 import { type CallTracerResult, debug_traceBlockByNumber } from "../rpc/debug_traceBlockByNumber.ts";
-import { isMethodNotSupported, RpcError, RpcInvalidAnswerError } from "../rpc/errors.ts";
+import {
+  isHistoryUnavailable,
+  isMethodNotSupported,
+  RpcError,
+  RpcInvalidAnswerError,
+  type RpcResponseError,
+} from "../rpc/errors.ts";
 import { eth_getBlockByNumber } from "../rpc/eth_getBlockByNumber.ts";
 import { eth_getBlockReceipts } from "../rpc/eth_getBlockReceipts.ts";
 import { eth_getCode } from "../rpc/eth_getCode.ts";
@@ -61,12 +68,51 @@ export type FetchedRange = {
 export type FetchRangeReturnType = FetchedRange;
 
 /**
+ * The node no longer keeps what indexing a block needs: its transactions or receipts (pruned history), or
+ * the state to trace it (a full node keeps the last 128 blocks' state). Asking again gets the same answer,
+ * so the indexer stops with what the user can change.
+ */
+export class HistoryUnavailableError extends BaseError {
+  override name = "HistoryUnavailableError";
+  override readonly isUserError = true;
+  /** The block the node failed, or the range's first block when the call named a hash. */
+  readonly block: bigint;
+
+  constructor(block: bigint, cause: RpcResponseError) {
+    const traced = /trace/i.test(cause.method);
+    super(
+      traced
+        ? `the node keeps no state to trace block ${block}: index from an archive node, start at a later block (--from or FIRST_BLOCK, into an empty database), or index without internal transactions (--tracer none or SEXTANT_TRACER=none)`
+        : `the node no longer keeps block ${block}'s transactions or receipts (pruned history): index from a node that keeps all history, or start at a later block (--from or FIRST_BLOCK, into an empty database)`,
+      { details: cause.shortMessage, cause },
+    );
+    this.block = block;
+  }
+}
+
+/**
  * Fetches blocks `from..to` with their transactions, receipts and logs, checks every answer against
  * its block (see validateRange) and asks the node which transaction targets and log emitters hold code.
  * @throws {RpcInvalidAnswerError} when the answers contradict each other: refetch, never store.
  * @throws {CallTracerIgnoredError} when `tracer` is callTracer and the node answers without running it.
+ * @throws {HistoryUnavailableError} when the node no longer keeps a block's history (see isHistoryUnavailable).
  */
 export async function fetchRange(
+  client: RpcClient,
+  parameters: FetchRangeParameters,
+): Promise<FetchRangeReturnType> {
+  try {
+    return await fetchWholeRange(client, parameters);
+  } catch (error) {
+    if (!isHistoryUnavailable(error)) throw error;
+    const [named] = error.params ?? [];
+    // Calls by hash (a transaction's receipt, a block traced again by hash) name no number.
+    const byNumber = typeof named === "string" && /^0x[0-9a-f]{1,16}$/i.test(named);
+    throw new HistoryUnavailableError(byNumber ? BigInt(named) : parameters.from, error);
+  }
+}
+
+async function fetchWholeRange(
   client: RpcClient,
   {
     from,
@@ -243,8 +289,9 @@ async function callTracesOf(
   try {
     byHash = await debug_traceBlockByHash(client, { hashes: unnamed.map(({ block }) => block.hash) });
   } catch (error) {
-    // Refused, as chooseTracer tells a tracer the node does not offer.
-    if (!(error instanceof RpcError) || error.retryable) throw error;
+    // Refused, as chooseTracer tells a tracer the node does not offer; a block it has no state for is no
+    // refusal of the method.
+    if (!(error instanceof RpcError) || error.retryable || isHistoryUnavailable(error)) throw error;
     unnamedTraces.set(client, "count");
     if (byNumber === null)
       throw new RpcInvalidAnswerError(`${error.shortMessage}: the range is fetched again, traced by number`);

@@ -155,6 +155,7 @@ export function createRpcClient({
     if (answer.error) {
       throw new RpcResponseError({
         method: call.method,
+        params: call.params,
         code: answer.error.code,
         message: answer.error.message,
         data: answer.error.data,

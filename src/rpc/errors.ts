@@ -50,31 +50,44 @@ function refusesMethod({ code, message }: { code: number; message: string }): bo
   return code === -32601 || code === -32004 || refusalWording.test(message);
 }
 
-export type RpcResponseErrorParameters = { method: string; code: number; message: string; data?: unknown };
+export type RpcResponseErrorParameters = {
+  method: string;
+  /** The call's parameters, so that a caller can tell which of a batch's calls failed. */
+  params?: unknown[];
+  code: number;
+  message: string;
+  data?: unknown;
+};
 
 /**
  * The node answered the call with a JSON-RPC error object. It is retryable unless the request is wrong
- * (invalid params, reverted) or the node does not offer the method (see isMethodNotSupported).
+ * (invalid params, reverted), the node does not offer the method (see isMethodNotSupported) or it no
+ * longer keeps the block's history (see isHistoryUnavailable).
  */
 export class RpcResponseError extends RpcError {
   override name = "RpcResponseError";
   override readonly retryable: boolean;
   readonly code: number;
   readonly method: string;
+  readonly params: unknown[] | undefined;
   /** The node's own words, without the method and code. */
   readonly nodeMessage: string;
 
-  constructor({ method, code, message, data }: RpcResponseErrorParameters) {
+  constructor({ method, params, code, message, data }: RpcResponseErrorParameters) {
     super(`${method} failed: ${message} (code ${code})`, {
       details: data === undefined ? undefined : JSON.stringify(data).slice(0, 300),
     });
     this.code = code;
     this.method = method;
+    this.params = params;
     this.nodeMessage = message;
     // Nodes answer a call they could serve a moment later with an error object: "header not found" from a
-    // backend behind the announced head, -32603 under load, -32005 "limit exceeded". Only a wrong request
-    // or a method the node lacks gets the same answer every time.
-    this.retryable = !requestErrorCodes.has(code) && !refusesMethod({ code, message });
+    // backend behind the announced head, -32603 under load, -32005 "limit exceeded". Only a wrong request,
+    // a method the node lacks or history it dropped gets the same answer every time.
+    this.retryable =
+      !requestErrorCodes.has(code) &&
+      !refusesMethod({ code, message }) &&
+      !historyGone({ method, code, message });
   }
 }
 
@@ -122,9 +135,41 @@ export function isMethodNotSupported(error: unknown): boolean {
  * available", "pruned"), anvil past its recent states ("BlockOutOfRangeError").
  */
 const stateUnavailableWording =
-  /missing trie node|historical state|state (is )?not available|state unavailable|pruned|BlockOutOfRange/i;
+  /missing trie node|historical state|state (is )?not available|state unavailable|prun(ed|ing)|BlockOutOfRange/i;
 
 /** The node keeps no state for the block a read asked about; asking again at that block will not help. */
 export function isStateUnavailable(error: unknown): boolean {
   return error instanceof RpcResponseError && stateUnavailableWording.test(error.nodeMessage);
+}
+
+/** Calls that need a block's body or receipts, which a node with pruned history (EIP-4444) has dropped. */
+const blockMethods = new Set([
+  "eth_getBlockByNumber",
+  "eth_getBlockByHash",
+  "eth_getBlockReceipts",
+  "eth_getTransactionReceipt",
+]);
+
+/** Calls that replay a block, which need the state before it. */
+const traceMethods = new Set(["debug_traceBlockByNumber", "debug_traceBlockByHash", "trace_block"]);
+
+/** EIP-4444's code for a block whose body and receipts the node dropped (geth: "pruned history unavailable"). */
+const prunedHistoryCode = 4444;
+
+function historyGone({ method, code, message }: { method: string; code: number; message: string }): boolean {
+  if (traceMethods.has(method)) return code === prunedHistoryCode || stateUnavailableWording.test(message);
+  return blockMethods.has(method) && (code === prunedHistoryCode || /prun(ed|ing)/i.test(message));
+}
+
+/**
+ * The node no longer keeps what a call about an old block needs, for good: the block's body or receipts
+ * (pruned history, code 4444) or the state to trace it (a full node past its window: geth's "required
+ * historical state unavailable", "missing trie node"). Only an archive node, or blocks the node keeps,
+ * get another answer.
+ */
+export function isHistoryUnavailable(error: unknown): error is RpcResponseError {
+  return (
+    error instanceof RpcResponseError &&
+    historyGone({ method: error.method, code: error.code, message: error.nodeMessage })
+  );
 }

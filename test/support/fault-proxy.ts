@@ -162,7 +162,12 @@ export async function startFaultProxy({
       if (fault === "nullBlock") victim.result = null;
       else {
         delete victim.result;
-        victim.error = transientErrors[Math.floor(random() * transientErrors.length)];
+        // A trace answered "missing trie node" says the node keeps no state for the block, for good.
+        const traced = /trace/i.test(calls.find((call) => call.id === victim.id)?.method ?? "");
+        const errors = traced
+          ? transientErrors.filter(({ message }) => !/trie/.test(message))
+          : transientErrors;
+        victim.error = errors[Math.floor(random() * errors.length)];
       }
       return response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(answer));
     }
