@@ -69,6 +69,7 @@ export function createChainIndexer({
     maxReorgDepth: config.maxReorgDepth,
     compactIndexesAfter: config.compactIndexesAfter,
     tracer: config.tracer,
+    traceTimeout: config.traceTimeout,
     entryPoints: { v06: config.entryPointsV06, v07: config.entryPointsV07, v08: config.entryPointsV08 },
   });
   metrics?.watchIndexer(() => indexer.status());

@@ -47,6 +47,12 @@ export type Config = {
   ipfsGateway: string;
   /** Source of internal transactions (`SEXTANT_TRACER`, `--tracer`): auto, callTracer, parity or none. */
   tracer: "auto" | "callTracer" | "parity" | "none";
+  /**
+   * How long callTracer may take over one transaction, a Go duration such as `30s`
+   * (`ETHEREUM_JSONRPC_DEBUG_TRACE_TRANSACTION_TIMEOUT`, `--trace-timeout`); the node's own limit (geth:
+   * 5 s) when unset.
+   */
+  traceTimeout?: string;
   /** Deepest chain reorganization followed (`SEXTANT_REORG_DEPTH`, `--reorg-depth`). */
   maxReorgDepth: number;
   /**
@@ -229,6 +235,16 @@ const fields: Record<keyof Config, Field> = {
     parse: (raw, name) => {
       if (!tracers.includes(raw))
         throw new ConfigError(`${name} must be one of ${tracers.join(", ")}, got "${raw}"`);
+      return raw;
+    },
+  },
+  traceTimeout: {
+    env: "ETHEREUM_JSONRPC_DEBUG_TRACE_TRANSACTION_TIMEOUT",
+    flag: "trace-timeout",
+    parse: (raw, name) => {
+      // Go's time.ParseDuration, which geth reads it with: "30s", "1m30s", "1.5m".
+      if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(raw))
+        throw new ConfigError(`${name} must be a duration such as 30s or 2m, got "${raw}"`);
       return raw;
     },
   },

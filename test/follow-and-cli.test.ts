@@ -64,6 +64,10 @@ describe("sextant CLI", () => {
     [["index", "--rpc", "ftp://node"], 'sextant: --rpc must use http: or https:, got "ftp://node"'],
     [["start", "--bogus", "1"], "sextant: unknown option --bogus"],
     [
+      ["start", "--trace-timeout", "30 seconds"],
+      'sextant: --trace-timeout must be a duration such as 30s or 2m, got "30 seconds"',
+    ],
+    [
       ["migrate", "--database", "mysql://db"],
       'sextant: --database must use postgres: or postgresql:, got "mysql://db"',
     ],

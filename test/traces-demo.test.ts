@@ -3,17 +3,35 @@ import type { Tracer } from "../src/indexer/choose-tracer.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
 import { only } from "./support/elements.ts";
+import { startFaultProxy } from "./support/fault-proxy.ts";
 import { indexNode } from "./support/index-node.ts";
 
 describe.each(databaseKinds)("internal transactions of the demo chain on %s", (kind) => {
   const client = createRpcClient({ url: inject("demoRpcUrl") });
   const databases = new Map<Tracer, TestDatabase>();
+  /** The tracer options of every call that traced a block, as the node received them. */
+  const traceOptions: unknown[] = [];
 
   beforeAll(async () => {
     const head = BigInt(await client.request<string>("eth_blockNumber"));
-    for (const tracer of ["parity", "callTracer", "none"] as const) {
-      const { test } = await indexNode(kind, client, { tracer, rangeSize: 25, head });
-      databases.set(tracer, test);
+    // callTracer is asked through a proxy that sees each call, with a time limit per transaction.
+    const proxy = await startFaultProxy({
+      target: inject("demoRpcUrl"),
+      faults: [],
+      rate: 0,
+      beforeForward: async (calls) => {
+        for (const call of calls)
+          if (call.method?.startsWith("debug_traceBlock")) traceOptions.push(call.params?.[1]);
+      },
+    });
+    try {
+      for (const tracer of ["parity", "callTracer", "none"] as const) {
+        const node = tracer === "callTracer" ? createRpcClient({ url: proxy.url }) : client;
+        const { test } = await indexNode(kind, node, { tracer, rangeSize: 25, head, traceTimeout: "30s" });
+        databases.set(tracer, test);
+      }
+    } finally {
+      await proxy.close();
     }
   });
   afterAll(async () => {
@@ -21,6 +39,11 @@ describe.each(databaseKinds)("internal transactions of the demo chain on %s", (k
   });
 
   it("are the same rows from trace_block and from debug_traceBlockByNumber", async () => {
+    // The node took the time limit, which reached it with every block traced.
+    expect(traceOptions.length).toBeGreaterThan(0);
+    expect(new Set(traceOptions.map((options) => JSON.stringify(options)))).toEqual(
+      new Set([JSON.stringify({ tracer: "callTracer", timeout: "30s" })]),
+    );
     const parity = databases.get("parity") as TestDatabase;
     const callTracer = databases.get("callTracer") as TestDatabase;
     const frames = only(

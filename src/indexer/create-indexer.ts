@@ -40,6 +40,8 @@ export type CreateIndexerParameters = {
   maxReorgDepth?: number;
   /** Source of internal transactions; `auto` asks the node which it offers. */
   tracer?: Tracer | "auto";
+  /** How long callTracer may take over one transaction (a Go duration); the node's own limit without. */
+  traceTimeout?: string;
   /** ERC-4337 entry points whose user operations are indexed; the canonical ones by default. */
   entryPoints?: EntryPoints;
   /**
@@ -110,6 +112,7 @@ export function createIndexer({
   pollIntervalMs = 1_000,
   maxReorgDepth = 128,
   tracer: configuredTracer = "auto",
+  traceTimeout,
   entryPoints = canonicalEntryPoints,
   liveTtlMs = Math.max(30_000, 3 * pollIntervalMs),
   compactIndexesAfter = defaultCompactIndexesAfter,
@@ -189,7 +192,7 @@ export function createIndexer({
       const tracer = state.tracer ?? "none";
       try {
         const range = await retryForever(
-          () => fetchRange(client, { from, to, knownContracts, describedTokens, tracer }),
+          () => fetchRange(client, { from, to, knownContracts, describedTokens, tracer, traceTimeout }),
           { what: `blocks ${from}-${to}`, logger, signal },
         );
         return transformRange(range, { entryPoints });

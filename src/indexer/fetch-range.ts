@@ -35,6 +35,8 @@ export type FetchRangeParameters = {
   to: bigint;
   /** Which tracer gives the internal transactions; `none` leaves them unknown. */
   tracer?: Tracer;
+  /** How long callTracer may take over one transaction (a Go duration); the node's own limit without. */
+  traceTimeout?: string;
   /** Tokens whose name, symbol and decimals were already read; grows as ranges are fetched. */
   describedTokens?: Set<Address>;
   /** Addresses already known to hold code; they are not asked for again. Grows as ranges are fetched. */
@@ -118,6 +120,7 @@ async function fetchWholeRange(
     from,
     to,
     tracer = "none",
+    traceTimeout,
     knownContracts = new Set(),
     describedTokens = new Set(),
   }: FetchRangeParameters,
@@ -131,7 +134,7 @@ async function fetchWholeRange(
     tracer === "callTracer"
       ? unnamedTraces.get(client) === "hash"
         ? null
-        : debug_traceBlockByNumber(client, { blocks: numbers })
+        : debug_traceBlockByNumber(client, { blocks: numbers, timeout: traceTimeout })
       : tracer === "parity"
         ? trace_block(client, { blocks: numbers })
         : null,
@@ -143,7 +146,7 @@ async function fetchWholeRange(
   const at = { number: to, hash: toHash };
   const traces =
     tracer === "callTracer"
-      ? await callTracesOf(client, blocks, tracesByNumber as CallTracerResult[][] | null)
+      ? await callTracesOf(client, blocks, tracesByNumber as CallTracerResult[][] | null, traceTimeout)
       : tracesByNumber;
   const internalTransactions = traces && mapTraces(tracer, blocks, receipts, traces);
 
@@ -267,6 +270,7 @@ const unnamedTraces = new WeakMap<RpcClient, "hash" | "count">();
  * A node that refuses the hash goes back to answers by number, checked by count only.
  *
  * @param byNumber - The answers by number, or null when the node is traced by hash only.
+ * @param timeout - How long the node may trace one transaction (see FetchRangeParameters.traceTimeout).
  * @throws {RpcInvalidAnswerError} when an answer by hash does not trace every transaction, or a node
  *   traced by hash only refuses it: refetch.
  * @throws {CallTracerIgnoredError} when an answer shows the node did not run callTracer.
@@ -275,6 +279,7 @@ async function callTracesOf(
   client: RpcClient,
   blocks: RpcFullBlock[],
   byNumber: CallTracerResult[][] | null,
+  timeout: string | undefined,
 ): Promise<CallTracerResult[][]> {
   if (byNumber !== null) callTracerRan(blocks, byNumber);
   const unnamed = blocks.flatMap((block, b) =>
@@ -287,7 +292,10 @@ async function callTracesOf(
   if (unnamed.length === 0 || (byNumber !== null && unnamedTraces.get(client) === "count")) return traces;
   let byHash: CallTracerResult[][];
   try {
-    byHash = await debug_traceBlockByHash(client, { hashes: unnamed.map(({ block }) => block.hash) });
+    byHash = await debug_traceBlockByHash(client, {
+      hashes: unnamed.map(({ block }) => block.hash),
+      timeout,
+    });
   } catch (error) {
     // Refused, as chooseTracer tells a tracer the node does not offer; a block it has no state for is no
     // refusal of the method.

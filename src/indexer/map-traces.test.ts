@@ -294,6 +294,13 @@ describe("mapCallTracerBlock on go-ethereum's callTracer test cases", () => {
     expect(() => mapCallTracerBlock([{ txHash: hash, error: "execution timeout" }], [context])).toThrow(
       RpcInvalidAnswerError,
     );
+    // A timeout says which setting lets the node take longer.
+    expect(() => mapCallTracerBlock([{ txHash: hash, error: "execution timeout" }], [context])).toThrow(
+      /--trace-timeout or ETHEREUM_JSONRPC_DEBUG_TRACE_TRANSACTION_TIMEOUT/,
+    );
+    expect(() => mapCallTracerBlock([{ txHash: hash, error: "out of memory" }], [context])).toThrow(
+      /^callTracer could not trace transaction 0x(ab)+: out of memory$/,
+    );
     expect(() => mapCallTracerBlock([{ txHash: `0x${"cd".repeat(32)}`, result }], [context])).toThrow(
       RpcInvalidAnswerError,
     );

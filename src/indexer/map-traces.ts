@@ -123,7 +123,13 @@ export function mapCallTracerBlock(
     const hash = transactionHashOf(namedTransaction(entry), context, t);
     if (entry.result === undefined) {
       // A partial answer would be stored as if the transaction made no inner calls; Blockscout refetches too.
-      throw new RpcInvalidAnswerError(`callTracer could not trace transaction ${hash}: ${entry.error}`);
+      // A transaction that takes the node longer than its limit to trace does so at every attempt.
+      const raise = /timeout/i.test(String(entry.error))
+        ? " (raise the node's limit with --trace-timeout or ETHEREUM_JSONRPC_DEBUG_TRACE_TRANSACTION_TIMEOUT)"
+        : "";
+      throw new RpcInvalidAnswerError(
+        `callTracer could not trace transaction ${hash}: ${entry.error}${raise}`,
+      );
     }
     const frames: RawFrame[] = [];
     flattenCallFrame(entry.result, [], frames);

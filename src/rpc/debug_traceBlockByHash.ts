@@ -2,7 +2,11 @@ import type { Hash } from "viem";
 import type { RpcClient } from "./client.ts";
 import { type CallTracerResult, callTracerOptions } from "./debug_traceBlockByNumber.ts";
 
-export type DebugTraceBlockByHashParameters = { hashes: Hash[] };
+export type DebugTraceBlockByHashParameters = {
+  hashes: Hash[];
+  /** How long the node may trace one transaction (see DebugTraceBlockByNumberParameters). */
+  timeout?: string;
+};
 export type DebugTraceBlockByHashReturnType = CallTracerResult[][];
 
 /**
@@ -12,9 +16,12 @@ export type DebugTraceBlockByHashReturnType = CallTracerResult[][];
  */
 export async function debug_traceBlockByHash(
   client: RpcClient,
-  { hashes }: DebugTraceBlockByHashParameters,
+  { hashes, timeout }: DebugTraceBlockByHashParameters,
 ): Promise<DebugTraceBlockByHashReturnType> {
   return client.batch<CallTracerResult[]>(
-    hashes.map((hash) => ({ method: "debug_traceBlockByHash", params: [hash, callTracerOptions] })),
+    hashes.map((hash) => ({
+      method: "debug_traceBlockByHash",
+      params: [hash, callTracerOptions(timeout)],
+    })),
   );
 }
