@@ -64,7 +64,7 @@ describe.each(databaseKinds)("understanding transactions on %s", (kind) => {
       },
     });
     app = indexed.app;
-    for (const token of [contracts.token, contracts.secondToken] as Address[]) {
+    for (const token of [contracts.token, contracts.secondToken, contracts.weth] as Address[]) {
       const [symbol, decimals] = await Promise.all([
         node.readContract({ address: token, abi: erc20Abi, functionName: "symbol" }),
         node.readContract({ address: token, abi: erc20Abi, functionName: "decimals" }),
@@ -257,12 +257,13 @@ describe.each(databaseKinds)("understanding transactions on %s", (kind) => {
         expect.stringMatching(/^(Enable|Disable) S\w+ as collateral on Aave V3$/),
       ]);
     }
+    // The demo's WETH only wraps and unwraps: its Deposit, a mint, makes it a known token, named by its symbol.
+    const { symbol: weth } = tokens.get(contracts.weth.toLowerCase()) as { symbol: string };
     expect(await sentences(examples.wrap)).toEqual([
-      // The demo's WETH only wraps and unwraps, so it is no known token: the summary names its address.
-      `Wrap ${formatEther(BigInt(amounts.wrap))} ETH into ${contracts.weth}`,
+      `Wrap ${formatEther(BigInt(amounts.wrap))} ETH into ${weth}`,
     ]);
     expect(await sentences(examples.unwrap)).toEqual([
-      `Unwrap ${formatEther(BigInt(amounts.unwrap))} ${contracts.weth} into ETH`,
+      `Unwrap ${formatEther(BigInt(amounts.unwrap))} ${weth} into ETH`,
     ]);
   });
 

@@ -5,6 +5,7 @@ import {
   type Hex,
   parseAbi,
   toEventSelector,
+  zeroAddress,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { addressSuffix, positionPartsSql } from "../src/db/address-transaction-keys.ts";
@@ -64,6 +65,9 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
       "event Transfer(address indexed from, address indexed to, uint256 value)",
       "event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value)",
       "event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values)",
+      // WETH9's wrap and unwrap: a mint to `dst` and a burn from `src`.
+      "event Deposit(address indexed dst, uint256 wad)",
+      "event Withdrawal(address indexed src, uint256 wad)",
     ]);
     const expected: string[] = [];
     for (const log of receipts.flat().flatMap((receipt) => receipt.logs)) {
@@ -100,19 +104,21 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
             ? (args.ids as bigint[])
             : [];
       const amounts =
-        eventName === "Transfer"
+        eventName === "Transfer" || eventName === "TransferSingle"
           ? [args.value]
-          : eventName === "TransferSingle"
-            ? [args.value]
+          : eventName === "Deposit" || eventName === "Withdrawal"
+            ? [args.wad]
             : (args.values as bigint[]);
-      const type = eventName === "Transfer" ? "ERC-20" : "ERC-1155";
+      const type = eventName === "TransferSingle" || eventName === "TransferBatch" ? "ERC-1155" : "ERC-20";
+      const from = eventName === "Deposit" ? zeroAddress : (args.from ?? args.src);
+      const to = eventName === "Withdrawal" ? zeroAddress : (args.to ?? args.dst);
       expected.push(
         [
           log.blockNumber,
           log.logIndex,
           type,
-          String(args.from).toLowerCase(),
-          String(args.to).toLowerCase(),
+          String(from).toLowerCase(),
+          String(to).toLowerCase(),
           ids.join(","),
           amounts.join(","),
         ].join("/"),

@@ -91,6 +91,20 @@ export function createTableRows<Columns extends Record<string, ColumnType>>(
   return rows;
 }
 
+/** Removes the rows at the indexes for which `drop` holds, keeping the others in their order. */
+export function removeRows<Columns extends Record<string, ColumnType>>(
+  rows: TableRows<Columns>,
+  drop: (index: number) => boolean,
+): void {
+  const kept = Array.from({ length: rows.length }, (_, i) => i).filter((i) => !drop(i));
+  if (kept.length === rows.length) return;
+  for (const name of Object.keys(rows.columns) as (keyof Columns)[]) {
+    const column = rows.values[name];
+    rows.values[name] = kept.map((i) => column[i]) as typeof column;
+  }
+  rows.length = kept.length;
+}
+
 export type InsertRowsParameters = { onConflict?: string };
 
 /**

@@ -44,8 +44,10 @@ export async function storeTokensAndTypes(tx: Queryable, rows: RangeRows): Promi
   const tokenRows = rows.tokens.values;
   const rowAddresses = tokenRows.address.map((address) => address?.toLowerCase() ?? "");
   const before = await readTokenTypes(tx, [...new Set([...moving, ...rowAddresses])]);
-  // A row of a token with no transfer in the range only carries a supply read again after a
-  // reorganization, and the type it was given before that reorganization took a promotion back.
+  // A row of a token with no transfer in the range only carries a supply read again (after a
+  // reorganization, or for a non-ERC-20 whose Deposit and Withdrawal were dropped, see attachTokens):
+  // the stored type stands, the one given before a reorganization took a promotion back, and no
+  // wrapping event makes a wrapped NFT's contract an ERC-404.
   tokenRows.type = tokenRows.type.map((type, i) => {
     const address = rowAddresses[i] as string;
     return moving.has(address) ? type : (before.get(address) ?? type);

@@ -1,19 +1,23 @@
 import type { Address } from "viem";
 import type { Database } from "./client.ts";
 import { byteaText, int8Max } from "./table-rows.ts";
+import type { StoredTokenType } from "./token-types.ts";
 
-/** Which of `addresses` are stored tokens first seen at or below `keptUpTo` (any block when absent). */
+/**
+ * The stored type of each of `addresses` that is a stored token first seen at or below `keptUpTo` (any
+ * block when absent), keyed by lowercase address.
+ */
 export async function readKnownTokens(
   db: Database,
   addresses: readonly string[],
   keptUpTo = int8Max,
-): Promise<Set<string>> {
-  const rows = await db.query<{ address: string }>(
-    `SELECT '0x' || encode(address, 'hex') AS address FROM tokens
+): Promise<Map<string, StoredTokenType>> {
+  const rows = await db.query<{ address: string; type: StoredTokenType }>(
+    `SELECT '0x' || encode(address, 'hex') AS address, type FROM tokens
      WHERE address = ANY($1::text[]::bytea[]) AND first_seen_block <= $2`,
     [addresses.map((address) => byteaText(address)), keptUpTo.toString()],
   );
-  return new Set(rows.map((row) => row.address));
+  return new Map(rows.map((row) => [row.address, row.type]));
 }
 
 /** A kept token whose supply was read in a block a reorganization orphaned. */

@@ -2,11 +2,13 @@ import { type Address, encodeAbiParameters, pad, toEventSelector, toHex } from "
 import { describe, expect, it } from "vitest";
 import {
   decodeTokenTransfer,
+  depositTopic,
   erc20TransferTopic,
   erc721TransferTopic,
   transferBatchTopic,
   transferSingleTopic,
   transferTopic,
+  withdrawalTopic,
 } from "./token-transfer.ts";
 
 const token = "0x00000000000000000000000000000000000000AA";
@@ -144,6 +146,47 @@ describe("decodeTokenTransfer", () => {
         malformed,
       ).toBe("malformed");
     }
+  });
+
+  it("reads WETH's Deposit as a mint and its Withdrawal as a burn, marked as wrapping", () => {
+    const zero = "0x0000000000000000000000000000000000000000";
+    expect(
+      decodeTokenTransfer({ address: token, topics: [depositTopic, topic(alice)], data: word(5n) }),
+    ).toEqual({
+      type: "ERC-20",
+      token: token.toLowerCase(),
+      from: zero,
+      to: alice,
+      tokenIds: [],
+      amounts: [5n],
+      wrapping: true,
+    });
+    expect(
+      decodeTokenTransfer({ address: token, topics: [withdrawalTopic, topic(bob)], data: word(3n) }),
+    ).toEqual({
+      type: "ERC-20",
+      token: token.toLowerCase(),
+      from: bob,
+      to: zero,
+      tokenIds: [],
+      amounts: [3n],
+      wrapping: true,
+    });
+  });
+
+  // Other contracts name other events Deposit or Withdrawal: a layout that is not WETH's is no transfer.
+  it.each([
+    [
+      "a Deposit with nothing indexed",
+      [depositTopic],
+      encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [alice, 1n]),
+    ],
+    ["a Deposit with two indexed topics", [depositTopic, topic(alice), topic(bob)], word(1n)],
+    ["a Deposit with two words of data", [depositTopic, topic(alice)], `${word(1n)}${word(2n).slice(2)}`],
+    ["a Deposit with no data", [depositTopic, topic(alice)], "0x"],
+    ["a Withdrawal whose address topic has high bits", [withdrawalTopic, word(2n ** 200n)], word(1n)],
+  ])("ignores %s", (_, topics, data) => {
+    expect(decodeTokenTransfer({ address: token, topics: topics as string[], data })).toBeNull();
   });
 
   it("ignores logs that are not transfers", () => {

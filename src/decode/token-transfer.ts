@@ -1,4 +1,4 @@
-import { type Address, decodeAbiParameters, type Hex, hexToBigInt, toEventSelector } from "viem";
+import { type Address, decodeAbiParameters, type Hex, hexToBigInt, toEventSelector, zeroAddress } from "viem";
 
 export type TokenTransferType = "ERC-20" | "ERC-721" | "ERC-1155";
 
@@ -12,6 +12,11 @@ export type TokenTransfer = {
   tokenIds: bigint[];
   /** ERC-20: one amount; ERC-1155: one per id; empty for ERC-721. */
   amounts: bigint[];
+  /**
+   * Set on the mint or burn a WETH-style `Deposit` or `Withdrawal` states: such a wrapper emits no
+   * `Transfer` when it wraps or unwraps, and it moves balances only of ERC-20 tokens.
+   */
+  wrapping?: true;
 };
 
 export const transferTopic = toEventSelector("Transfer(address,address,uint256)");
@@ -27,15 +32,22 @@ export const transferBatchTopic = toEventSelector(
   "TransferBatch(address,address,address,uint256[],uint256[])",
 );
 
+/** WETH9 wraps with this event and emits no `Transfer`: a mint of `wad` to `dst`. */
+export const depositTopic = toEventSelector("Deposit(address,uint256)");
+/** WETH9 unwraps with this event and emits no `Transfer`: a burn of `wad` from `src`. */
+export const withdrawalTopic = toEventSelector("Withdrawal(address,uint256)");
+
 export type DecodeTokenTransferParameters = { address: string; topics: (string | null)[]; data: string };
 
 /**
  * Reads a token transfer from a log: ERC-20 `Transfer` (3 topics, amount in data; also ERC-404 v1's
  * `ERC20Transfer`), ERC-721 `Transfer` (4 topics, id indexed; also ERC-404's `ERC721Transfer`, and
  * CryptoKitties' `Transfer` with nothing indexed: 1 topic, from, to and id in 96 bytes of data), ERC-1155
- * `TransferSingle` and `TransferBatch`. Returns null for a log that is not a transfer, and `"malformed"`
- * for one whose topic matches but whose layout does not, so callers can count those instead of failing
- * on them.
+ * `TransferSingle` and `TransferBatch`, and WETH-style `Deposit` and `Withdrawal` (2 topics, amount in
+ * data) as an ERC-20 mint and burn marked `wrapping`, as Blockscout reads them. Returns null for a log
+ * that is not a transfer, and `"malformed"` for one whose topic matches but whose layout does not, so
+ * callers can count those instead of failing on them. A `Deposit` or `Withdrawal` of another layout is
+ * null: other contracts use those names for other events.
  */
 export function decodeTokenTransfer({
   address,
@@ -44,6 +56,20 @@ export function decodeTokenTransfer({
 }: DecodeTokenTransferParameters): TokenTransfer | "malformed" | null {
   const [topic0, ...indexed] = topics.filter((topic): topic is string => topic !== null);
   const token = address.toLowerCase() as Address;
+  if (topic0 === depositTopic || topic0 === withdrawalTopic) {
+    const [holderTopic, ...extra] = indexed;
+    if (!isAddressTopic(holderTopic) || extra.length > 0 || data.length !== 66) return null;
+    const holder = topicAddress(holderTopic);
+    return {
+      type: "ERC-20",
+      token,
+      from: topic0 === depositTopic ? zeroAddress : holder,
+      to: topic0 === depositTopic ? holder : zeroAddress,
+      tokenIds: [],
+      amounts: [hexToBigInt(data as Hex)],
+      wrapping: true,
+    };
+  }
   if (topic0 === transferTopic && indexed.length === 0) {
     if (data.length !== 2 + 3 * 64) return "malformed";
     // Words, not addresses: viem drops an address word's upper 12 bytes unseen, and they must be zero

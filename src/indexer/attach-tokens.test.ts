@@ -21,4 +21,8 @@ describe("tokenType", () => {
     expect(tokenType(forms("ERC-20"), { decimals: 18, supportsErc721: false })).toBe("ERC-20");
     expect(tokenType(forms("ERC-20"), { decimals: 6, supportsErc721: null })).toBe("ERC-20");
   });
+
+  it("makes a token seen only through Deposit and Withdrawal (no form) an ERC-20, whatever it says", () => {
+    expect(tokenType(forms(), { decimals: 18, supportsErc721: true })).toBe("ERC-20");
+  });
 });

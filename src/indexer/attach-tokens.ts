@@ -1,9 +1,11 @@
+import type { Address } from "viem";
 import type { Database } from "../db/client.ts";
+import { removeRows } from "../db/table-rows.ts";
 import type { StoredTokenType } from "../db/token-types.ts";
 import { readKnownTokens, readStaleSupplies } from "../db/tokens.ts";
 import type { RpcClient } from "../rpc/client.ts";
 import { readTokenMetadata, type TokenMetadata, type TokenRead } from "./read-token-metadata.ts";
-import type { TokenCandidate } from "./token-candidates.ts";
+import { type TokenCandidate, transferKey } from "./token-candidates.ts";
 import type { TransformedRange } from "./transform-range.ts";
 
 export type AttachTokensParameters = {
@@ -25,7 +27,8 @@ export type AttachTokensParameters = {
  * Everything is read at the range's last block, so a range costs the node one past state however many
  * blocks its mints are spread over (a state is loaded per request; anvil takes 15–50 ms for each).
  * Supplies and descriptions then depend on where ranges end only for tokens that change them without a
- * mint or burn; `read_at_block` records the block.
+ * mint or burn; `read_at_block` records the block. The `Deposit` and `Withdrawal` transfers of a token
+ * that is not an ERC-20, which only the stored type tells for a known token, are taken out of the rows.
  */
 export async function attachTokens({ client, db, range, keptUpTo }: AttachTokensParameters): Promise<void> {
   const { rows, to, toHash } = range;
@@ -59,6 +62,11 @@ export async function attachTokens({ client, db, range, keptUpTo }: AttachTokens
     tokens: reads.filter((read) => !fits(read)),
   });
   const metadata = new Map([...ahead, ...missing]);
+  // The stored type decides for a known token: one stored as ERC-20 that emits ERC-721 or ERC-1155 forms
+  // here had its wrapping transfers left out by tokenCandidatesOf already.
+  const settledType = (address: Address, candidate: TokenCandidate) =>
+    known.get(address) ?? tokenType(candidate.forms, metadata.get(address));
+  dropWrappingOfNonFungibles(rows, candidates, settledType);
   const types = new Map(stale.map((token) => [token.address, token.type]));
   for (const read of reads) {
     const candidate = range.tokenCandidates.get(read.address);
@@ -98,17 +106,48 @@ export async function attachTokens({ client, db, range, keptUpTo }: AttachTokens
 }
 
 /**
+ * Removes the `Deposit` and `Withdrawal` transfers (with their address rows) of tokens that are not
+ * ERC-20s, whose balances those events do not move: so that a wrapped NFT's contract keeps its holders,
+ * and its type (its token row, with no transfer left in the range, cannot change the stored type:
+ * storeTokensAndTypes).
+ */
+function dropWrappingOfNonFungibles(
+  rows: AttachTokensParameters["range"]["rows"],
+  candidates: [Address, TokenCandidate][],
+  typeOf: (address: Address, candidate: TokenCandidate) => StoredTokenType,
+): void {
+  const dropped = new Set(
+    candidates.flatMap(([address, candidate]) =>
+      candidate.wrappingTransfers.length > 0 && typeOf(address, candidate) !== "ERC-20"
+        ? candidate.wrappingTransfers
+        : [],
+    ),
+  );
+  if (dropped.size === 0) return;
+  const transfers = rows.tokenTransfers.values;
+  removeRows(rows.tokenTransfers, (i) =>
+    dropped.has(transferKey(Number(transfers.block_number[i]), Number(transfers.log_index[i]))),
+  );
+  const links = rows.addressTokenTransfers.values;
+  removeRows(rows.addressTokenTransfers, (i) =>
+    dropped.has(transferKey(Number(links.block_number[i]), Number(links.log_index[i]))),
+  );
+}
+
+/**
  * A token's type from the transfer events it emitted and, for a token read for the first time, what it
  * says of itself: ERC-1155 events decide; both ERC-20 and ERC-721 Transfer forms make ERC-404, and so do
  * ERC-721 transfers from a contract with decimals, or ERC-20 transfers from one that declares the
  * ERC-721 interface (an ERC-404 whose NFTs have not moved yet). ERC-404's `ERC20Transfer` and
  * `ERC721Transfer` count as the ERC-20 and ERC-721 forms (decodeTokenTransfer), so a token emitting
- * both is ERC-404 as one emitting both Transfer forms is.
+ * both is ERC-404 as one emitting both Transfer forms is. A token seen only through `Deposit` and
+ * `Withdrawal` (no form) is an ERC-20: those events move balances only of ERC-20 tokens.
  */
 export function tokenType(
   forms: TokenCandidate["forms"],
   reading?: Pick<TokenMetadata, "decimals" | "supportsErc721">,
 ): StoredTokenType {
+  if (forms.size === 0) return "ERC-20";
   if (forms.has("ERC-1155")) return "ERC-1155";
   if (forms.has("ERC-20") && forms.has("ERC-721")) return "ERC-404";
   if (forms.has("ERC-721")) return (reading?.decimals ?? 0) > 0 ? "ERC-404" : "ERC-721";

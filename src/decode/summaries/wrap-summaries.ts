@@ -39,7 +39,7 @@ export function wrapSummaries(parameters: SummarizeTransactionParameters): Trans
           return [];
         }
         const amount = currency(formatEther(wad));
-        // A wrapper that never moved a token (only deposits and withdrawals) is not a known token yet.
+        // A wrapper whose Deposit and Withdrawal WHITELISTED_WETH_CONTRACTS leaves out is no known token.
         const token = tokenVariable(parameters, log.address) ?? addressVariable(log.address);
         return log.topics[0] === wethDeposit
           ? [

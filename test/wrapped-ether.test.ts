@@ -1,0 +1,201 @@
+import type { FastifyInstance } from "fastify";
+import {
+  type Address,
+  createPublicClient,
+  encodeFunctionData,
+  erc20Abi,
+  getAddress,
+  type Hex,
+  http,
+  type PublicClient,
+  parseAbi,
+  parseEventLogs,
+  zeroAddress,
+} from "viem";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createApiServer } from "../src/api/server.ts";
+import { byteaParam } from "../src/db/table-rows.ts";
+import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
+import { artifactOf, compileSources } from "../src/demo/compile.ts";
+import { createRpcClient } from "../src/rpc/client.ts";
+import { databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { at } from "./support/elements.ts";
+import { indexNode } from "./support/index-node.ts";
+import { transact } from "./support/transact.ts";
+
+type Holder = { address: { hash: string }; value: string };
+type Transfer = {
+  transaction_hash: string;
+  from: { hash: string };
+  to: { hash: string };
+  total: { value: string };
+  type: string;
+};
+
+// WETH9 wraps with Deposit and unwraps with Withdrawal, never with Transfer: its balances are right only
+// when those count as mints and burns, as Blockscout counts them.
+describe.each(databaseKinds)("the demo chain's WETH on %s", (kind) => {
+  const { contracts, examples } = JSON.parse(inject("demoScenario"));
+  const weth = getAddress(contracts.weth);
+  const node: PublicClient = createPublicClient({ transport: http(inject("demoRpcUrl")) });
+  let test: TestDatabase;
+  let app: FastifyInstance;
+  let head: bigint;
+
+  beforeAll(async () => {
+    const indexed = await indexNode(kind, inject("demoRpcUrl"));
+    test = indexed.test;
+    head = indexed.head as bigint;
+    app = await createApiServer({ db: test.db });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await test?.drop();
+  });
+
+  /** Every page of a list. */
+  const allItems = async <T>(path: string): Promise<T[]> => {
+    const items: T[] = [];
+    let params: Record<string, unknown> | null = {};
+    while (params) {
+      const query = new URLSearchParams(Object.entries(params).map(([key, value]) => [key, String(value)]));
+      const response = await app.inject(`${path}${path.includes("?") ? "&" : "?"}${query}`);
+      expect(response.statusCode, path).toBe(200);
+      const page = response.json();
+      items.push(...page.items);
+      params = page.next_page_params;
+    }
+    return items;
+  };
+
+  it("serves each holder's balance as the node's balanceOf at the head, and counts the holders", async () => {
+    const logs = await node.getLogs({ address: weth, fromBlock: 0n, toBlock: head });
+    const events = parseEventLogs({
+      abi: parseAbi([
+        "event Transfer(address indexed src, address indexed dst, uint256 wad)",
+        "event Deposit(address indexed dst, uint256 wad)",
+        "event Withdrawal(address indexed src, uint256 wad)",
+      ]),
+      logs,
+    });
+    const parties = new Set<Address>(
+      events.flatMap(({ args }) => Object.values(args).filter((value) => typeof value === "string")),
+    );
+    const expected: Record<string, string> = {};
+    for (const party of parties) {
+      const balance = await node.readContract({
+        address: weth,
+        abi: erc20Abi,
+        functionName: "balanceOf",
+        args: [party],
+        blockNumber: head,
+      });
+      if (balance > 0n) expected[getAddress(party)] = balance.toString();
+    }
+    // A depositor that unwrapped part of what it wrapped still holds the rest.
+    expect(Object.keys(expected).length).toBeGreaterThan(0);
+    const holders = await allItems<Holder>(`/api/v2/tokens/${weth}/holders`);
+    expect(Object.fromEntries(holders.map((holder) => [holder.address.hash, holder.value]))).toEqual(
+      expected,
+    );
+    // The token as a holder's token list shows it (holders_count a number there, as in Blockscout).
+    const [first] = Object.keys(expected);
+    const listed = await allItems<{ token: Record<string, unknown> }>(`/api/v2/addresses/${first}/tokens`);
+    const token = listed.find((item) => item.token.address_hash === weth)?.token;
+    expect(token).toMatchObject({ type: "ERC-20", holders_count: Object.keys(expected).length });
+    const totalSupply = await node.readContract({
+      address: weth,
+      abi: erc20Abi,
+      functionName: "totalSupply",
+      blockNumber: head,
+    });
+    expect(token?.total_supply).toBe(totalSupply.toString());
+  });
+
+  it("shows a wrap as a mint from the zero address and an unwrap as a burn to it", async () => {
+    const [wrap, unwrap] = await Promise.all(
+      [examples.wrap, examples.unwrap].map((hash: Hex) => node.getTransaction({ hash })),
+    );
+    const transfers = await allItems<Transfer>(
+      `/api/v2/addresses/${wrap?.from}/token-transfers?token=${weth}`,
+    );
+    const wrapped = transfers.find((transfer) => transfer.transaction_hash === wrap?.hash);
+    expect(wrapped).toMatchObject({
+      from: { hash: zeroAddress },
+      to: { hash: getAddress(wrap?.from as Address) },
+      total: { value: wrap?.value.toString() },
+      type: "token_minting",
+    });
+    const unwrapped = transfers.find((transfer) => transfer.transaction_hash === unwrap?.hash);
+    expect(unwrapped).toMatchObject({
+      from: { hash: getAddress(unwrap?.from as Address) },
+      to: { hash: zeroAddress },
+      type: "token_burning",
+    });
+  });
+});
+
+// Wrapping moves balances only of ERC-20 tokens: an NFT contract's Deposit, in a range after its type is
+// stored, neither moves a balance nor makes it an ERC-404.
+const collectionSource = `
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+contract WrappingCollection {
+  event Transfer(address indexed from, address indexed to, uint256 indexed id);
+  event Deposit(address indexed dst, uint256 wad);
+  function mint(address to, uint256 id) external { emit Transfer(address(0), to, id); }
+  function deposit(address dst, uint256 wad) external { emit Deposit(dst, wad); }
+}`;
+
+describe.each(databaseKinds)("an ERC-721 contract that emits Deposit on %s", (kind) => {
+  let anvil: Anvil;
+  let test: TestDatabase;
+  let collection: Address;
+  const alice = getAddress("0xa11ce00000000000000000000000000000000a11");
+
+  beforeAll(async () => {
+    const { abi, bytecode } = artifactOf(
+      await compileSources({ "WrappingCollection.sol": collectionSource }),
+      "WrappingCollection",
+    );
+    anvil = await startAnvil();
+    const client = createRpcClient({ url: anvil.rpcUrl });
+    const account = at(await client.request<Address[]>("eth_accounts"), 0, "dev accounts");
+    collection = (await transact(client, { from: account, data: bytecode })).contractAddress as Address;
+    for (const [functionName, args] of [
+      ["mint", [alice, 7n]],
+      ["deposit", [alice, 5n]],
+    ] as const) {
+      const data = encodeFunctionData({ abi, functionName, args } as never);
+      await transact(client, { from: account, to: collection, data });
+    }
+    // One block per range: the Deposit's range finds the collection stored as ERC-721.
+    test = (await indexNode(kind, client, { rangeSize: 1 })).test;
+  }, 120_000);
+  afterAll(async () => {
+    await test?.drop();
+    await anvil?.stop();
+  });
+
+  it("keeps its type, and its transfers and balances are the NFT's alone", async () => {
+    const token = byteaParam(collection);
+    expect(
+      await test.db.query("SELECT type, holders_count::int FROM tokens WHERE address = $1", [token]),
+    ).toEqual([{ type: "ERC-721", holders_count: 1 }]);
+    expect(
+      await test.db.query(
+        `SELECT token_type, token_ids::text[] AS ids, (SELECT count(*)::int FROM address_token_transfers a
+           WHERE a.block_number = t.block_number AND a.log_index = t.log_index) AS links
+         FROM token_transfers t WHERE token_address = $1`,
+        [token],
+      ),
+    ).toEqual([{ token_type: "ERC-721", ids: ["7"], links: 2 }]);
+    expect(
+      await test.db.query(
+        `SELECT token_id::text AS id, '0x' || encode(holder, 'hex') AS holder, value::text, token_contract_type AS type
+         FROM token_balances WHERE token_address = $1`,
+        [token],
+      ),
+    ).toEqual([{ id: "7", holder: alice.toLowerCase(), value: "1", type: "ERC-721" }]);
+  });
+});
