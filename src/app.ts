@@ -71,6 +71,7 @@ export function createChainIndexer({
     tracer: config.tracer,
     traceTimeout: config.traceTimeout,
     entryPoints: { v06: config.entryPointsV06, v07: config.entryPointsV07, v08: config.entryPointsV08 },
+    wrappingContracts: config.wethTransfersFilteringEnabled ? config.whitelistedWethContracts : undefined,
   });
   metrics?.watchIndexer(() => indexer.status());
   return {

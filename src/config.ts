@@ -72,6 +72,17 @@ export type Config = {
   entryPointsV07: Address[];
   /** EntryPoint v0.8 addresses (`SEXTANT_ENTRY_POINTS_V08`, `--entry-points-v08`); `none` turns it off. */
   entryPointsV08: Address[];
+  /**
+   * Blockscout's `WETH_TOKEN_TRANSFERS_FILTERING_ENABLED` (`--weth-transfers-filtering`): a
+   * WETH-style `Deposit` or `Withdrawal` counts as a token transfer only from `whitelistedWethContracts`;
+   * off, every contract's counts.
+   */
+  wethTransfersFilteringEnabled: boolean;
+  /**
+   * Blockscout's `WHITELISTED_WETH_CONTRACTS` (`--whitelisted-weth-contracts`, comma list): the wrappers
+   * whose `Deposit` and `Withdrawal` count when `wethTransfersFilteringEnabled`; ignored otherwise.
+   */
+  whitelistedWethContracts: Address[];
   /** Uniswap v3 factory whose pools' events become actions (`INDEXER_TX_ACTIONS_UNISWAP_V3_FACTORY_CONTRACT`). */
   uniswapV3Factory: Address | null;
   /** Uniswap v3 position manager whose mints become `mint_nft` actions (`INDEXER_TX_ACTIONS_UNISWAP_V3_NFT_POSITION_MANAGER_CONTRACT`). */
@@ -258,6 +269,16 @@ const fields: Record<keyof Config, Field> = {
   entryPointsV06: { env: "SEXTANT_ENTRY_POINTS_V06", flag: "entry-points-v06", parse: addressList },
   entryPointsV07: { env: "SEXTANT_ENTRY_POINTS_V07", flag: "entry-points-v07", parse: addressList },
   entryPointsV08: { env: "SEXTANT_ENTRY_POINTS_V08", flag: "entry-points-v08", parse: addressList },
+  wethTransfersFilteringEnabled: {
+    env: "WETH_TOKEN_TRANSFERS_FILTERING_ENABLED",
+    flag: "weth-transfers-filtering",
+    parse: boolean,
+  },
+  whitelistedWethContracts: {
+    env: "WHITELISTED_WETH_CONTRACTS",
+    flag: "whitelisted-weth-contracts",
+    parse: addressList,
+  },
   uniswapV3Factory: {
     env: "INDEXER_TX_ACTIONS_UNISWAP_V3_FACTORY_CONTRACT",
     flag: "uniswap-v3-factory",
@@ -372,6 +393,8 @@ const defaults: Config = {
   entryPointsV06: [entryPoint06Address],
   entryPointsV07: [entryPoint07Address],
   entryPointsV08: [entryPoint08Address],
+  wethTransfersFilteringEnabled: false,
+  whitelistedWethContracts: [],
   uniswapV3Factory: "0x1F98431c8aD98523631AE4a59f267346ea31F984",
   uniswapV3PositionManager: "0xC36442b4a4522E871399CD717aBDD847Ab11FE88",
   aaveV3Pool: "0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2",

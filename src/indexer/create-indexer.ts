@@ -55,6 +55,11 @@ export type CreateIndexerParameters = {
    * are rebuilt packed in the background (PostgreSQL; `compactIndexesIfWorthIt`); 0 never.
    */
   compactIndexesAfter?: number;
+  /**
+   * The only contracts whose WETH-style `Deposit` and `Withdrawal` are token transfers (Blockscout's
+   * WHITELISTED_WETH_CONTRACTS with WETH_TOKEN_TRANSFERS_FILTERING_ENABLED); every contract's when absent.
+   */
+  wrappingContracts?: readonly Address[];
 };
 
 /**
@@ -116,7 +121,10 @@ export function createIndexer({
   entryPoints = canonicalEntryPoints,
   liveTtlMs = Math.max(30_000, 3 * pollIntervalMs),
   compactIndexesAfter = defaultCompactIndexesAfter,
+  wrappingContracts: wrappingContractList,
 }: CreateIndexerParameters): Indexer {
+  const wrappingContracts =
+    wrappingContractList && new Set(wrappingContractList.map((address) => address.toLowerCase()));
   // What earlier ranges showed, to spare the node questions; a reorganization starts both afresh, since
   // ranges of the chain it leaves (some still in flight, holding the sets they were given) filled them.
   let knownContracts = new Set<Address>();
@@ -192,7 +200,16 @@ export function createIndexer({
       const tracer = state.tracer ?? "none";
       try {
         const range = await retryForever(
-          () => fetchRange(client, { from, to, knownContracts, describedTokens, tracer, traceTimeout }),
+          () =>
+            fetchRange(client, {
+              from,
+              to,
+              knownContracts,
+              describedTokens,
+              tracer,
+              traceTimeout,
+              wrappingContracts,
+            }),
           { what: `blocks ${from}-${to}`, logger, signal },
         );
         return transformRange(range, { entryPoints });

@@ -27,7 +27,12 @@ import {
 } from "./map-traces.ts";
 import { rangeBlocks } from "./range-blocks.ts";
 import { readTokenMetadata, type TokenReadings } from "./read-token-metadata.ts";
-import { type RangeTransfers, type TokenCandidate, tokenCandidatesOf } from "./token-candidates.ts";
+import {
+  type RangeTransfers,
+  type TokenCandidate,
+  type TokenCandidatesOptions,
+  tokenCandidatesOf,
+} from "./token-candidates.ts";
 import { validateRange } from "./validate-range.ts";
 
 export type FetchRangeParameters = {
@@ -41,7 +46,7 @@ export type FetchRangeParameters = {
   describedTokens?: Set<Address>;
   /** Addresses already known to hold code; they are not asked for again. Grows as ranges are fetched. */
   knownContracts?: Set<Address>;
-};
+} & TokenCandidatesOptions;
 
 export type FetchedRange = {
   from: bigint;
@@ -123,6 +128,7 @@ async function fetchWholeRange(
     traceTimeout,
     knownContracts = new Set(),
     describedTokens = new Set(),
+    wrappingContracts,
   }: FetchRangeParameters,
 ): Promise<FetchRangeReturnType> {
   const numbers: bigint[] = [];
@@ -193,7 +199,9 @@ async function fetchWholeRange(
   }
   // Some providers refuse eth_getCode; contracts are then known from creations and logs only.
   if (withoutCode.has(client)) for (const address of likelyContracts) contracts.add(address);
-  const { transfers: tokenTransfers, candidates: tokenCandidates } = tokenCandidatesOf(blocks, receipts);
+  const { transfers: tokenTransfers, candidates: tokenCandidates } = tokenCandidatesOf(blocks, receipts, {
+    wrappingContracts,
+  });
   const reads = [...tokenCandidates]
     .filter(([address, candidate]) => !describedTokens.has(address) || candidate.supplyChanged)
     .map(([address]) => ({ address, describe: !describedTokens.has(address) }));
