@@ -304,13 +304,35 @@ describe("createRpcClient", () => {
       },
     );
 
-    it("is sent again in halves when it takes longer than the timeout", async () => {
-      const url = await node((body, response) => {
-        const batch = Array.isArray(body) ? body : [body];
-        setTimeout(() => ok(response, batch.map(echo)), batch.length * 20);
+    it("is not taken for a batch the client stopped waiting for, nor for a revert's words", async () => {
+      // A node that hangs: smaller batches would each wait the whole timeout again.
+      let requests = 0;
+      const url = await node(() => {
+        requests++;
       });
-      const client = createRpcClient({ url, batchSize: 45, timeoutMs: 200, retries: 0 });
-      expect(await client.batch(calls)).toEqual(results);
+      const timedOut = await failure<RpcTimeoutError>(
+        createRpcClient({ url, batchSize: 45, timeoutMs: 200, retries: 0 }).batch(calls),
+      );
+      expect(timedOut).toBeInstanceOf(RpcTimeoutError);
+      expect(requests).toBe(1);
+      server?.closeAllConnections();
+      await new Promise((resolve) => server?.close(resolve));
+      // A contract's revert that happens to read like a limit is the call's own failure.
+      const reverting = await node((body, response) =>
+        ok(
+          response,
+          (body as Call[]).map((call) => ({
+            jsonrpc: "2.0",
+            id: call.id,
+            error: { code: 3, message: "execution reverted: batch size exceeds the maximum" },
+          })),
+        ),
+      );
+      const answers = await createRpcClient({ url: reverting, retries: 0 }).batchAccepting(
+        calls.slice(0, 2),
+        (error) => error.code === 3,
+      );
+      expect(answers.map((answer) => (answer as RpcResponseError).code)).toEqual([3, 3]);
     });
 
     it("is still an error for a call sent alone", async () => {

@@ -100,11 +100,19 @@ export class RpcResponseError extends RpcError {
 const batchTooLargeWording =
   /response too large|request timed out|batch (size )?(is )?too (large|big)|batch[^.]*\bexceed|too many (requests|calls)[^.]*batch/i;
 
-/** Whether `error`, the answer to a call sent in a batch, says the batch was too much to answer whole. */
+/**
+ * Whether `error`, the answer to a call sent in a batch, says the batch was too much to answer whole. Only
+ * the node's own word counts: a batch the client stopped waiting for may as well be a node that hangs,
+ * which smaller batches would only wait for many times over; a revert is the call's own failure.
+ */
 export function saysBatchTooLarge(error: unknown): boolean {
   if (error instanceof RpcHttpError) return error.status === 413;
-  if (error instanceof RpcTimeoutError) return true;
-  return error instanceof RpcResponseError && batchTooLargeWording.test(error.nodeMessage);
+  return (
+    error instanceof RpcResponseError &&
+    error.code !== 3 &&
+    !/revert/i.test(error.nodeMessage) &&
+    batchTooLargeWording.test(error.nodeMessage)
+  );
 }
 
 /**
