@@ -3,6 +3,7 @@ import { Direction } from "../src/db/direction.ts";
 import { createRangeRows, deleteAbove, insertTable } from "../src/db/tables.ts";
 import { applyTokenBalanceChanges } from "../src/db/token-balances.ts";
 import { storeTokensAndTypes } from "../src/db/token-types.ts";
+import { readKnownTokens } from "../src/db/tokens.ts";
 import { createTestDatabase, databaseKinds } from "./support/databases.ts";
 
 const token = "0x00000000000000000000000000000000000000aa";
@@ -131,7 +132,7 @@ describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
            UNION SELECT DISTINCT token_contract_type FROM address_token_transfers
            UNION SELECT DISTINCT token_contract_type FROM token_balances ORDER BY 1`,
         );
-      const token = async () =>
+      const stored = async () =>
         test.db.query("SELECT type, promoted_at_block::int, type_before_promotion FROM tokens");
       for (const [block, form, type] of [
         [1, "ERC-20", "ERC-20"],
@@ -148,13 +149,16 @@ describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
         });
       }
       // ERC-404 at block 2, ERC-1155 at block 3; an ERC-20 Transfer after it changes nothing.
-      expect(await token()).toEqual([
+      expect(await stored()).toEqual([
         { type: "ERC-1155", promoted_at_block: 3, type_before_promotion: "ERC-404" },
       ]);
       expect(await stamps()).toEqual([{ type: "ERC-1155" }]);
+      // What a range that replaces the blocks above 2 is judged against: the type the token had at 2.
+      expect(await readKnownTokens(test.db, [token])).toEqual(new Map([[token, "ERC-1155"]]));
+      expect(await readKnownTokens(test.db, [token], 2n)).toEqual(new Map([[token, "ERC-404"]]));
       // A reorganization that orphans block 3 gives the token its type before it back.
       await test.db.transaction((tx) => deleteAbove(tx, 2n));
-      expect(await token()).toEqual([
+      expect(await stored()).toEqual([
         { type: "ERC-404", promoted_at_block: null, type_before_promotion: null },
       ]);
       expect(await stamps()).toEqual([{ type: "ERC-404" }]);

@@ -4,8 +4,9 @@ import { byteaText, int8Max } from "./table-rows.ts";
 import type { StoredTokenType } from "./token-types.ts";
 
 /**
- * The stored type of each of `addresses` that is a stored token first seen at or below `keptUpTo` (any
- * block when absent), keyed by lowercase address.
+ * The type of each of `addresses` that is a stored token first seen at or below `keptUpTo` (any block when
+ * absent), keyed by lowercase address: the type it had at `keptUpTo`, since a promotion in the blocks above
+ * is taken back (takeBackPromotions) when they are replaced.
  */
 export async function readKnownTokens(
   db: Database,
@@ -13,8 +14,9 @@ export async function readKnownTokens(
   keptUpTo = int8Max,
 ): Promise<Map<string, StoredTokenType>> {
   const rows = await db.query<{ address: string; type: StoredTokenType }>(
-    `SELECT '0x' || encode(address, 'hex') AS address, type FROM tokens
-     WHERE address = ANY($1::text[]::bytea[]) AND first_seen_block <= $2`,
+    `SELECT '0x' || encode(address, 'hex') AS address,
+       CASE WHEN promoted_at_block > $2 THEN type_before_promotion ELSE type END AS type
+     FROM tokens WHERE address = ANY($1::text[]::bytea[]) AND first_seen_block <= $2`,
     [addresses.map((address) => byteaText(address)), keptUpTo.toString()],
   );
   return new Map(rows.map((row) => [row.address, row.type]));
