@@ -174,10 +174,15 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
     },
   );
 
-  it("takes back a token's promotion to ERC-404 when the block that promoted it is orphaned", async () => {
-    // Both Transfer forms under one topic: an ERC-20 until it emits the ERC-721 form.
-    const { Shifting } = await compileSources({
-      "Shifting.sol": `
+  it.each([
+    ["collectible", "ERC-404"],
+    ["multi", "ERC-1155"],
+  ] as const)(
+    "takes back a token's promotion by its %s event (%s) when the block that promoted it is orphaned",
+    async (second, promoted) => {
+      // An ERC-20 until it emits the ERC-721 form of Transfer (ERC-404), or an ERC-1155 event.
+      const { Shifting } = await compileSources({
+        "Shifting.sol": `
         // SPDX-License-Identifier: MIT
         pragma solidity ^0.8.20;
         contract Shifting {
@@ -189,44 +194,49 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
             bytes32 transfer = keccak256("Transfer(address,address,uint256)");
             assembly { log4(0, 0, transfer, 0, to, id) }
           }
+          function multi(address to, uint256 id) external {
+            bytes32 single = keccak256("TransferSingle(address,address,address,uint256,uint256)");
+            assembly { mstore(0, id) mstore(32, 1) log4(0, 64, single, caller(), 0, to) }
+          }
         }`,
-    });
-    const shifting = required(Shifting, "the Shifting artifact");
-    const call = (functionName: "fungible" | "collectible", args: unknown[]) =>
-      encodeFunctionData({ abi: shifting.abi, functionName, args } as never);
-    const deployed = await transact(client, { from: at(accounts, 0), data: shifting.bytecode, gasPrice });
-    const address = deployed.contractAddress as Hex;
-    await transact(client, {
-      from: at(accounts, 0),
-      to: address,
-      data: call("fungible", [accounts[1], 5n]),
-      gasPrice,
-    });
-    await caughtUp();
-    await transact(client, {
-      from: at(accounts, 0),
-      to: address,
-      data: call("collectible", [accounts[2], 7n]),
-      gasPrice,
-    });
-    await transact(client, { from: at(accounts, 1), to: accounts[2], value: "0x1", gasPrice });
-    const typeOf = async () =>
-      only(
-        await test.db.query<{ type: string }>("SELECT type FROM tokens WHERE address = $1", [
-          Buffer.from(address.slice(2), "hex"),
-        ]),
-      ).type;
-    // Indexed as it came, and in one range by a fresh index: the same promotion.
-    await expectCanonical();
-    expect(await typeOf()).toBe("ERC-404");
+      });
+      const shifting = required(Shifting, "the Shifting artifact");
+      const call = (functionName: "fungible" | "collectible" | "multi", args: unknown[]) =>
+        encodeFunctionData({ abi: shifting.abi, functionName, args } as never);
+      const deployed = await transact(client, { from: at(accounts, 0), data: shifting.bytecode, gasPrice });
+      const address = deployed.contractAddress as Hex;
+      await transact(client, {
+        from: at(accounts, 0),
+        to: address,
+        data: call("fungible", [accounts[1], 5n]),
+        gasPrice,
+      });
+      await caughtUp();
+      await transact(client, {
+        from: at(accounts, 0),
+        to: address,
+        data: call(second, [accounts[2], 7n]),
+        gasPrice,
+      });
+      await transact(client, { from: at(accounts, 1), to: accounts[2], value: "0x1", gasPrice });
+      const typeOf = async () =>
+        only(
+          await test.db.query<{ type: string }>("SELECT type FROM tokens WHERE address = $1", [
+            Buffer.from(address.slice(2), "hex"),
+          ]),
+        ).type;
+      // Indexed as it came, and in one range by a fresh index: the same promotion.
+      await expectCanonical();
+      expect(await typeOf()).toBe(promoted);
 
-    await client.request("anvil_reorg", [
-      2,
-      [[{ from: accounts[3], to: accounts[4], value: "0x2", gasPrice }, 0]],
-    ]);
-    await expectCanonical();
-    expect(await typeOf()).toBe("ERC-20");
-  });
+      await client.request("anvil_reorg", [
+        2,
+        [[{ from: accounts[3], to: accounts[4], value: "0x2", gasPrice }, 0]],
+      ]);
+      await expectCanonical();
+      expect(await typeOf()).toBe("ERC-20");
+    },
+  );
 
   it("drops blocks when the node's chain gets shorter: supplies read and contracts created in them", async () => {
     await caughtUp();

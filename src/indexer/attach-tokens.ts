@@ -155,23 +155,23 @@ export function tokenType(
 }
 
 /**
- * Where a token new in the range became ERC-404 within it: the first block of the Transfer form it used
- * second, and the type its first form alone gave it. None when it was ERC-404 from its first block (both
- * forms there, or what it says of itself), or never.
+ * Where a token new in the range became ERC-1155 or ERC-404 within it: the first block of the form that
+ * made it so (its first ERC-1155 event, or the Transfer form it used second), and the type the forms
+ * before that block gave it. None when it had that type from its first block (every form there, or what
+ * it says of itself), or never.
  */
 function promotionWithin(
   forms: TokenCandidate["forms"],
   reading: Pick<TokenMetadata, "decimals" | "supportsErc721"> | undefined,
 ): { block: number; typeBefore: StoredTokenType } | undefined {
+  const multi = forms.get("ERC-1155");
+  if (multi !== undefined) {
+    const before = new Map([...forms].filter(([form, block]) => form !== "ERC-1155" && block < multi));
+    return before.size === 0 ? undefined : { block: multi, typeBefore: tokenType(before, reading) };
+  }
   const fungible = forms.get("ERC-20");
   const collectible = forms.get("ERC-721");
-  if (
-    forms.has("ERC-1155") ||
-    fungible === undefined ||
-    collectible === undefined ||
-    fungible === collectible
-  )
-    return undefined;
+  if (fungible === undefined || collectible === undefined || fungible === collectible) return undefined;
   const [first, second] =
     fungible < collectible ? (["ERC-20", collectible] as const) : (["ERC-721", fungible] as const);
   const typeBefore = tokenType(new Map([[first, 0]]), reading);
