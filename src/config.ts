@@ -253,8 +253,9 @@ const fields: Record<keyof Config, Field> = {
     env: "ETHEREUM_JSONRPC_DEBUG_TRACE_TRANSACTION_TIMEOUT",
     flag: "trace-timeout",
     parse: (raw, name) => {
-      // Go's time.ParseDuration, which geth reads it with: "30s", "1m30s", "1.5m".
-      if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(raw))
+      // Go's time.ParseDuration, which geth reads it with: "30s", "1m30s", "1.5m"; none of zero length,
+      // which fails every trace.
+      if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(raw) || !/[1-9]/.test(raw))
         throw new ConfigError(`${name} must be a duration such as 30s or 2m, got "${raw}"`);
       return raw;
     },

@@ -68,6 +68,10 @@ describe("sextant CLI", () => {
       'sextant: --trace-timeout must be a duration such as 30s or 2m, got "30 seconds"',
     ],
     [
+      ["start", "--trace-timeout", "0s"],
+      'sextant: --trace-timeout must be a duration such as 30s or 2m, got "0s"',
+    ],
+    [
       ["migrate", "--database", "mysql://db"],
       'sextant: --database must use postgres: or postgresql:, got "mysql://db"',
     ],
