@@ -102,7 +102,7 @@ export function routeReads({
   const check = async (): Promise<Database> => {
     let useReplica = false;
     let primaryDown = false;
-    lagMs = null;
+    let measured: number | null = null;
     try {
       const written = await primaryPosition();
       primaryDown = written === null;
@@ -111,12 +111,13 @@ export function routeReads({
       // ago it last replayed, rather than every request answering 503.
       if (primaryDown) useReplica = true;
       else {
-        lagMs = lagOf(state);
-        useReplica = lagMs <= maxLagMs;
+        measured = lagOf(state);
+        useReplica = measured <= maxLagMs;
       }
     } catch (error) {
       if (logger) logger.warn({ err: error }, "could not check the replica; reading the primary");
     }
+    lagMs = measured;
     if (useReplica !== usingReplica && logger) {
       logger.info(
         { replicaLagMs: lagMs, maxLagMs, primaryDown },

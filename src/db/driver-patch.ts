@@ -11,11 +11,11 @@ const patchMark = "Sextant's patch";
  *
  * @param source - The driver's connection module; the installed one by default.
  */
-export function isDriverPatched(
-  source = fileURLToPath(new URL("connection.js", import.meta.resolve("postgres"))),
-): boolean {
+export function isDriverPatched(source?: string): boolean {
   try {
-    return readFileSync(source, "utf8").includes(patchMark);
+    // Inside the try: a Node without `import.meta.resolve` (before 20.6) cannot tell; it warns, and starts.
+    const file = source ?? fileURLToPath(new URL("connection.js", import.meta.resolve("postgres")));
+    return readFileSync(file, "utf8").includes(patchMark);
   } catch {
     return false;
   }
