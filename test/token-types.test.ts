@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { Database } from "../src/db/client.ts";
 import { Direction } from "../src/db/direction.ts";
 import { createRangeRows, deleteAbove, insertTable } from "../src/db/tables.ts";
 import { applyTokenBalanceChanges } from "../src/db/token-balances.ts";
@@ -53,6 +54,17 @@ function rangeOf(block: number, form: string, type: string) {
   return rows;
 }
 
+/** Writes `rangeOf`'s rows as the writer does: types first, then the transfers, then the balances. */
+async function writeRangeOf(db: Database, block: number, form: string, type: string) {
+  await db.transaction(async (tx) => {
+    const rows = rangeOf(block, form, type);
+    await storeTokensAndTypes(tx, rows);
+    await insertTable(tx, "tokenTransfers", rows.tokenTransfers);
+    await insertTable(tx, "addressTokenTransfers", rows.addressTokenTransfers);
+    await applyTokenBalanceChanges(tx, BigInt(block), BigInt(block), 1);
+  });
+}
+
 // Endpoints 8 and 13 filter on the type stamped on each transfer row (endpoint 1 on each balance's): it must follow tokens.type, also
 // when a later range turns an ERC-20 into an ERC-404, and when a reorganization takes that back.
 describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
@@ -71,13 +83,7 @@ describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
         [1, "ERC-20", "ERC-20"],
         [2, "ERC-20", "ERC-20"],
       ] as const) {
-        await test.db.transaction(async (tx) => {
-          const rows = rangeOf(block, form, type);
-          await storeTokensAndTypes(tx, rows);
-          await insertTable(tx, "tokenTransfers", rows.tokenTransfers);
-          await insertTable(tx, "addressTokenTransfers", rows.addressTokenTransfers);
-          await applyTokenBalanceChanges(tx, BigInt(block), BigInt(block), 1);
-        });
+        await writeRangeOf(test.db, block, form, type);
       }
       expect(await types()).toEqual([
         { table: "balances", type: "ERC-20", rows: 2 },
@@ -85,13 +91,7 @@ describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
         { table: "transfers", type: "ERC-20", rows: 2 },
       ]);
       // An ERC-721 Transfer from the same contract: it is an ERC-404, and so are its earlier transfers.
-      await test.db.transaction(async (tx) => {
-        const rows = rangeOf(3, "ERC-721", "ERC-721");
-        await storeTokensAndTypes(tx, rows);
-        await insertTable(tx, "tokenTransfers", rows.tokenTransfers);
-        await insertTable(tx, "addressTokenTransfers", rows.addressTokenTransfers);
-        await applyTokenBalanceChanges(tx, 3n, 3n, 1);
-      });
+      await writeRangeOf(test.db, 3, "ERC-721", "ERC-721");
       // Alice's and Bob's fungible balances and now id 7's (-1 and +1).
       expect(await types()).toEqual([
         { table: "balances", type: "ERC-404", rows: 4 },
@@ -140,13 +140,7 @@ describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
         [3, "ERC-1155", "ERC-1155"],
         [4, "ERC-20", "ERC-20"],
       ] as const) {
-        await test.db.transaction(async (tx) => {
-          const rows = rangeOf(block, form, type);
-          await storeTokensAndTypes(tx, rows);
-          await insertTable(tx, "tokenTransfers", rows.tokenTransfers);
-          await insertTable(tx, "addressTokenTransfers", rows.addressTokenTransfers);
-          await applyTokenBalanceChanges(tx, BigInt(block), BigInt(block), 1);
-        });
+        await writeRangeOf(test.db, block, form, type);
       }
       // ERC-404 at block 2, ERC-1155 at block 3; an ERC-20 Transfer after it changes nothing.
       expect(await stored()).toEqual([

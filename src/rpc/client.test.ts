@@ -234,33 +234,19 @@ describe("createRpcClient", () => {
     type Call = { id: number; method: string };
     const calls = Array.from({ length: 45 }, (_, i) => ({ method: "eth_getBlockByNumber", params: [i] }));
     const results = calls.map((call) => call.method);
+    /** A node that answers a batch's first four calls and fails the rest with `code` and `message`. */
+    const cutAfterFour = (code: number, message: string) => (batch: Call[], response: ServerResponse) =>
+      ok(
+        response,
+        batch.map((call, i) =>
+          i < 4 ? echo(call) : { jsonrpc: "2.0", id: call.id, error: { code, message } },
+        ),
+      );
     const limits: [string, (batch: Call[], response: ServerResponse) => void][] = [
       // geth past 25 MB: the entries after the cut carry "response too large".
-      [
-        "cut short by geth's answer size limit",
-        (batch, response) =>
-          ok(
-            response,
-            batch.map((call, i) =>
-              i < 4
-                ? echo(call)
-                : { jsonrpc: "2.0", id: call.id, error: { code: -32003, message: "response too large" } },
-            ),
-          ),
-      ],
+      ["cut short by geth's answer size limit", cutAfterFour(-32003, "response too large")],
       // geth past its write timeout: the entries left carry "request timed out".
-      [
-        "cut short by geth's timeout",
-        (batch, response) =>
-          ok(
-            response,
-            batch.map((call, i) =>
-              i < 4
-                ? echo(call)
-                : { jsonrpc: "2.0", id: call.id, error: { code: -32002, message: "request timed out" } },
-            ),
-          ),
-      ],
+      ["cut short by geth's timeout", cutAfterFour(-32002, "request timed out")],
       // geth past its batch item limit: one error, with the first call's id.
       [
         "refused whole by geth's item limit",
