@@ -4,6 +4,8 @@ export type BaseErrorParameters = {
   /** Extra context shown after the short message. */
   details?: string;
   cause?: unknown;
+  /** See {@link BaseError.retryAfterMs}. */
+  retryAfterMs?: number;
 };
 
 /**
@@ -18,6 +20,8 @@ export class BaseError extends Error {
   readonly details?: string;
   /** Asking again later can succeed: the node or another service was away or busy, not the request wrong. */
   readonly retryable: boolean = false;
+  /** How long the service that failed asked to be left alone before the next try (HTTP `Retry-After`). */
+  readonly retryAfterMs?: number;
   /**
    * The user can fix it (configuration, input, the chain a database holds): the CLI prints the short
    * message and exits with code 2 instead of reporting a crash.
@@ -30,6 +34,7 @@ export class BaseError extends Error {
     });
     this.shortMessage = shortMessage;
     this.details = parameters.details;
+    this.retryAfterMs = parameters.retryAfterMs;
   }
 }
 

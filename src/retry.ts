@@ -1,4 +1,4 @@
-import { isRetryable } from "./errors.ts";
+import { BaseError, isRetryable } from "./errors.ts";
 import { sleep } from "./sleep.ts";
 
 export type RetryParameters = {
@@ -18,7 +18,8 @@ export type RetryParameters = {
 /**
  * Runs `task` until it succeeds, waiting longer after each failure that can pass — the errors say so
  * themselves, and a lost database connection counts like a node that is away (see {@link isRetryable}).
- * Any other error is thrown at once, the last one once `attempts` are spent. Each wait is jittered, so
+ * Any other error is thrown at once, the last one once `attempts` are spent. Each wait is jittered, and never shorter than an error's
+ * `retryAfterMs` (a rate limit's `Retry-After`), so
  * callers that failed together do not all come back at the same moment. `task` is told how many times it
  * failed before, so it can pick up where a failure may have left things.
  *
@@ -49,7 +50,10 @@ export async function retry<T>(
       failures++;
       onRetry?.(error, failures);
       const delay = delayMs * 2 ** (failures - 1);
-      await sleep(Math.min(maxDelayMs, delay / 2 + Math.random() * delay), signal);
+      const backoff = Math.min(maxDelayMs, delay / 2 + Math.random() * delay);
+      // A service that says when to come back is not asked sooner: a rate limit is not tripped again.
+      const askedFor = error instanceof BaseError ? (error.retryAfterMs ?? 0) : 0;
+      await sleep(Math.max(backoff, askedFor), signal);
     }
   }
 }

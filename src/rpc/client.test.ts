@@ -72,6 +72,30 @@ describe("createRpcClient", () => {
     expect(retries).toEqual(["RpcHttpError", "RpcHttpError", "RpcHttpError"]);
   });
 
+  it("waits as long as a 429's Retry-After asks before asking again", async () => {
+    const askedAt: number[] = [];
+    const url = await node((body, response) => {
+      askedAt.push(Date.now());
+      if (askedAt.length === 1) return response.writeHead(429, { "retry-after": "1" }).end("slow down");
+      ok(response, echo(body as { id: number; method: string }));
+    });
+    const client = createRpcClient({ url, retryDelayMs: 1 });
+    expect(await client.request("eth_chainId")).toBe("eth_chainId");
+    expect(at(askedAt, 1) - at(askedAt, 0)).toBeGreaterThanOrEqual(1000);
+  });
+
+  it("reads Retry-After as seconds or as a date, and obeys at most a minute of it", () => {
+    const retryAfterMs = (retryAfter: string) =>
+      new RpcHttpError({ status: 429, body: "", retryAfter }).retryAfterMs;
+    expect(retryAfterMs("2")).toBe(2000);
+    expect(retryAfterMs("3600")).toBe(60_000);
+    const inFiveSeconds = retryAfterMs(new Date(Date.now() + 5000).toUTCString());
+    expect(inFiveSeconds).toBeGreaterThan(3000);
+    expect(inFiveSeconds).toBeLessThanOrEqual(5000);
+    expect(retryAfterMs(new Date(Date.now() - 5000).toUTCString())).toBe(0);
+    expect(retryAfterMs("soon")).toBeUndefined();
+  });
+
   it("retries a batch answered with null, and reads ids echoed as strings", async () => {
     let calls = 0;
     const url = await node((body, response) => {

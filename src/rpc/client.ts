@@ -109,7 +109,10 @@ export function createRpcClient({
         throw new RpcTimeoutError(`answer from ${url} took over ${timeoutMs} ms`, { cause: error });
       throw new RpcTransportError(`connection to ${url} broke mid-answer`, { cause: error });
     }
-    if (!response.ok) throw new RpcHttpError({ status: response.status, body: text });
+    if (!response.ok) {
+      const retryAfter = response.headers.get("retry-after");
+      throw new RpcHttpError({ status: response.status, body: text, retryAfter });
+    }
     try {
       return JSON.parse(text);
     } catch (error) {

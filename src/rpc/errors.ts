@@ -17,7 +17,18 @@ export class RpcTimeoutError extends RpcError {
   override readonly retryable = true;
 }
 
-export type RpcHttpErrorParameters = { status: number; body: string };
+export type RpcHttpErrorParameters = {
+  status: number;
+  body: string;
+  /** The answer's `Retry-After` header: seconds, or an HTTP date. */
+  retryAfter?: string | null;
+};
+
+/**
+ * The longest `Retry-After` obeyed: a provider asking for an hour still gets asked again each minute, so
+ * the indexer notices its return without a restart.
+ */
+const longestRetryAfterMs = 60_000;
 
 /** The node answered with an HTTP error; 408, 429 and 5xx are worth retrying, the rest are not. */
 export class RpcHttpError extends RpcError {
@@ -25,11 +36,23 @@ export class RpcHttpError extends RpcError {
   override readonly retryable: boolean;
   readonly status: number;
 
-  constructor({ status, body }: RpcHttpErrorParameters) {
-    super(`node answered HTTP ${status}`, { details: body.slice(0, 300) });
+  constructor({ status, body, retryAfter }: RpcHttpErrorParameters) {
+    const asked = retryAfter ? millisecondsUntilRetry(retryAfter) : undefined;
+    super(`node answered HTTP ${status}`, {
+      details: body.slice(0, 300),
+      retryAfterMs: asked === undefined ? undefined : Math.min(asked, longestRetryAfterMs),
+    });
     this.status = status;
     this.retryable = status === 408 || status === 429 || status >= 500;
   }
+}
+
+/** A `Retry-After` value in milliseconds from now, or undefined when it is neither form RFC 9110 allows. */
+function millisecondsUntilRetry(value: string): number | undefined {
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /**
