@@ -42,6 +42,18 @@ export type Database = Queryable & {
   close(): Promise<void>;
 };
 
+/**
+ * Runs `work` in one transaction of `db` that no `statement_timeout` set for the role or the database cuts
+ * short. Such a limit is meant for reads; it would cancel a range's write on every retry alike, and the
+ * indexer would never move on. A cancel by an administrator still ends it.
+ */
+export function writeTransaction<T>(db: Database, work: (tx: Queryable) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.exec("SET LOCAL statement_timeout = 0");
+    return work(tx);
+  });
+}
+
 export type OpenDatabaseParameters = {
   /** A `postgres://` URL; without one, PGlite stores its files in `dataDir`. */
   databaseUrl?: string;

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Database } from "./client.ts";
+import { type Database, writeTransaction } from "./client.ts";
 
 const folder = join(dirname(fileURLToPath(import.meta.url)), "migrations");
 
@@ -24,7 +24,7 @@ export async function migrate(db: Database): Promise<MigrateReturnType> {
     .sort()) {
     if (done.has(file)) continue;
     const text = readFileSync(join(folder, file), "utf8");
-    await db.transaction(async (tx) => {
+    await writeTransaction(db, async (tx) => {
       await tx.exec(text);
       await tx.query("INSERT INTO schema_migrations (name) VALUES ($1)", [file]);
     });

@@ -1,6 +1,6 @@
 import { BaseError } from "../errors.ts";
 import { blocksCheckpoint } from "./checkpoints.ts";
-import type { Database } from "./client.ts";
+import { type Database, writeTransaction } from "./client.ts";
 import { byteaParam } from "./table-rows.ts";
 import { deleteAbove, insertRange, type RangeRows } from "./tables.ts";
 import { storeTokensAndTypes } from "./token-types.ts";
@@ -42,7 +42,7 @@ export async function writeRange(
   db: Database,
   { from, to, parentHash, rows, replaceAbove }: WriteRangeParameters,
 ): Promise<void> {
-  await db.transaction(async (tx) => {
+  await writeTransaction(db, async (tx) => {
     // An update rather than SELECT … FOR UPDATE: its trigger takes the data version's lock before this
     // row's, the order every writer keeps.
     const [checkpoint] = await tx.query<{ block_number: number }>(
@@ -80,7 +80,7 @@ export async function writeRange(
  * blocks), stored in the same transaction.
  */
 export async function rollBackTo(db: Database, blockNumber: bigint, supplies: RangeRows): Promise<void> {
-  await db.transaction(async (tx) => {
+  await writeTransaction(db, async (tx) => {
     await deleteAbove(tx, blockNumber);
     await storeTokensAndTypes(tx, supplies);
     await tx.query("UPDATE checkpoints SET block_number = $2 WHERE name = $1", [
