@@ -126,6 +126,26 @@ describe("a node that keeps no history of old blocks", () => {
     }
   }, 60_000);
 
+  it("rides out a load balancer whose full node gets some of the calls", async () => {
+    let refusals = 0;
+    const client = await geth((call) => {
+      if (call.method !== "debug_traceBlockByNumber" || refusals >= 3) return undefined;
+      refusals++;
+      return { error: { code: -32000, message: "required historical state unavailable (reexec=128)" } };
+    });
+    const { test, head } = await indexNode("pglite", client);
+    try {
+      expect([head, refusals]).toEqual([await eth_blockNumber(client), 3]);
+      // Traced: whether a transaction's calls failed is known only from its trace.
+      const traced = await test.db.query<{ known: boolean }>(
+        "SELECT has_error_in_internal_transactions IS NOT NULL AS known FROM transactions WHERE block_number IN (1, 2)",
+      );
+      expect(traced).toEqual([{ known: true }, { known: true }]);
+    } finally {
+      await test.drop();
+    }
+  }, 60_000);
+
   it("stops at the first block whose history a node dropped", async () => {
     const client = await geth((call) =>
       call.method === "eth_getBlockByNumber" || call.method === "eth_getBlockReceipts"

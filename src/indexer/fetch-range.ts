@@ -1,6 +1,7 @@
 import type { Address, Hash } from "viem";
 import { BaseError } from "../errors.ts";
 import { required } from "../required.ts";
+import { sleep } from "../sleep.ts";
 import type { RpcClient } from "../rpc/client.ts";
 import { debug_traceBlockByHash } from "../rpc/debug_traceBlockByHash.ts";
 import { type CallTracerResult, debug_traceBlockByNumber } from "../rpc/debug_traceBlockByNumber.ts";
@@ -102,22 +103,35 @@ export class HistoryUnavailableError extends BaseError {
  * its block (see validateRange) and asks the node which transaction targets and log emitters hold code.
  * @throws {RpcInvalidAnswerError} when the answers contradict each other: refetch, never store.
  * @throws {CallTracerIgnoredError} when `tracer` is callTracer and the node answers without running it.
- * @throws {HistoryUnavailableError} when the node no longer keeps a block's history (see isHistoryUnavailable).
+ * @throws {HistoryUnavailableError} when the node says, try after try, that it no longer keeps a block's
+ * history (see isHistoryUnavailable).
  */
 export async function fetchRange(
   client: RpcClient,
   parameters: FetchRangeParameters,
 ): Promise<FetchRangeReturnType> {
-  try {
-    return await fetchWholeRange(client, parameters);
-  } catch (error) {
-    if (!isHistoryUnavailable(error)) throw error;
-    const [named] = error.params ?? [];
-    // Calls by hash (a transaction's receipt, a block traced again by hash) name no number.
-    const byNumber = typeof named === "string" && /^0x[0-9a-f]{1,16}$/i.test(named);
-    throw new HistoryUnavailableError(byNumber ? BigInt(named) : parameters.from, error);
+  for (let failures = 0; ; failures++) {
+    try {
+      return await fetchWholeRange(client, parameters);
+    } catch (error) {
+      if (!isHistoryUnavailable(error)) throw error;
+      // Behind a load balancer that mixes archive and full nodes, another try may reach one that keeps the
+      // history: only a node that answers so every time is taken at its word.
+      if (failures + 1 < historyAttempts) {
+        await sleep(historyRetryDelayMs * 2 ** failures);
+        continue;
+      }
+      const [named] = error.params ?? [];
+      // Calls by hash (a transaction's receipt, a block traced again by hash) name no number.
+      const byNumber = typeof named === "string" && /^0x[0-9a-f]{1,16}$/i.test(named);
+      throw new HistoryUnavailableError(byNumber ? BigInt(named) : parameters.from, error);
+    }
   }
 }
+
+/** Tries of a range whose history the node says it lacks, 250 ms apart and then twice as long each time. */
+const historyAttempts = 5;
+const historyRetryDelayMs = 250;
 
 async function fetchWholeRange(
   client: RpcClient,
