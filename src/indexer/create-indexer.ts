@@ -147,20 +147,23 @@ export function createIndexer({
   // Polls in a row that found the node's head below the stored tip (see blockGoneAfterFailures).
   let pollsWithTipAboveHead = 0;
 
-  async function prepare(signal?: AbortSignal) {
+  /** The node's chain id and genesis block, checked against (or, the first time, recorded as) the stored chain's. */
+  async function ensureNodeChain(signal?: AbortSignal): Promise<RpcFullBlock> {
     const [chainId, [genesis]] = await Promise.all([
       retryForever(() => eth_chainId(client), { what: "eth_chainId", logger, signal }),
       retryForever(() => nodeBlocks([0n]), { what: "genesis block", logger, signal }),
     ]);
     await ensureChainIdentity(db, { chainId, genesisHash: (genesis as RpcFullBlock).hash as string });
-    await retryForever(
-      () => probeBlockHashes(client, { number: 0n, hash: (genesis as RpcFullBlock).hash as Hash }),
-      {
-        what: "block hashes in state reads",
-        logger,
-        signal,
-      },
-    );
+    return genesis as RpcFullBlock;
+  }
+
+  async function prepare(signal?: AbortSignal) {
+    const genesis = await ensureNodeChain(signal);
+    await retryForever(() => probeBlockHashes(client, { number: 0n, hash: genesis.hash as Hash }), {
+      what: "block hashes in state reads",
+      logger,
+      signal,
+    });
     state.indexedBlock = await readCheckpoint(db);
     // Operations in logs stored before their entry point was configured; catch-up reads the rest.
     await scanStoredUserOperations(db, { entryPoints, logger });
@@ -411,6 +414,9 @@ export function createIndexer({
         if (hash === undefined || block?.hash === hash) return { number: n, hash: block?.hash };
       }
     }
+    // A node that serves another chain now (its URL repointed, a backend behind a load balancer) diverges
+    // from the stored chain at its genesis: that is said, not a reorganization.
+    await ensureNodeChain(signal);
     throw new ReorgTooDeepError(
       `the node's chain diverges from the stored one more than ${maxReorgDepth} blocks below block ${tip}`,
       {
