@@ -343,8 +343,8 @@ describe.each(databaseKinds)("understanding transactions on %s", (kind) => {
     expect(failed.body).toBe("null");
     expect((await listed(contracts.playground, examples.failedWithReason)).revert_reason).toEqual({
       method_id: "08c379a0",
-      method_call: "Error(string message)",
-      parameters: [{ name: "message", type: "string", value: "Playground: requested failure" }],
+      method_call: "Error(string reason)",
+      parameters: [{ name: "reason", type: "string", value: "Playground: requested failure" }],
     });
     // Blockscout's just_request_body is accepted; the summary itself is the answer.
     const swap = `/api/v2/transactions/${examples.uniswapSwap}/summary`;

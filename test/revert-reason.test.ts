@@ -68,8 +68,8 @@ describe.each(databaseKinds)("revert output of the demo chain's failed transacti
   test("decodes to Playground's require message", () => {
     const message = {
       method_id: "08c379a0",
-      method_call: "Error(string message)",
-      parameters: [{ name: "message", type: "string", value: "Playground: requested failure" }],
+      method_call: "Error(string reason)",
+      parameters: [{ name: "reason", type: "string", value: "Playground: requested failure" }],
     };
     expect(reason(scenario.examples.failedWithReason)).toEqual(message);
     // Error(string) needs no ABI.

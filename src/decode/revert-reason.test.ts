@@ -7,7 +7,7 @@ const alice = "0x5b38da6a701c568545dcfcb03fcb875f56beddc4";
 const errorAbi = parseAbi(["error Error(string)", "error Panic(uint256)"]);
 
 describe("decodeRevertReason", () => {
-  test("Error(string) gives the message as a decoded input", () => {
+  test("Error(string) gives the message as a decoded input, named `reason` as Blockscout names it", () => {
     const output = encodeErrorResult({
       abi: errorAbi,
       errorName: "Error",
@@ -15,17 +15,17 @@ describe("decodeRevertReason", () => {
     });
     expect(decodeRevertReason({ output })).toEqual({
       method_id: "08c379a0",
-      method_call: "Error(string message)",
-      parameters: [{ name: "message", type: "string", value: "Playground: requested failure" }],
+      method_call: "Error(string reason)",
+      parameters: [{ name: "reason", type: "string", value: "Playground: requested failure" }],
     });
   });
 
-  test("Panic(uint256) gives the code", () => {
+  test("Panic(uint256) gives the code, named `errorCode` as Blockscout names it", () => {
     const output = encodeErrorResult({ abi: errorAbi, errorName: "Panic", args: [0x11n] });
     expect(decodeRevertReason({ output })).toEqual({
       method_id: "4e487b71",
-      method_call: "Panic(uint256 reason)",
-      parameters: [{ name: "reason", type: "uint256", value: "17" }],
+      method_call: "Panic(uint256 errorCode)",
+      parameters: [{ name: "errorCode", type: "uint256", value: "17" }],
     });
   });
 

@@ -1,4 +1,4 @@
-import { type Abi, decodeErrorResult, type Hex } from "viem";
+import { type Abi, decodeErrorResult, type Hex, parseAbi } from "viem";
 import { type AbiError, builtinAbiIndex, indexAbi } from "./builtin-abis.ts";
 import type { DecodedInput } from "./decode-input.ts";
 import { canonicalType, formatMethodCall, parameterName, renderValue } from "./render-values.ts";
@@ -9,6 +9,12 @@ export type DecodeRevertReasonParameters = {
   /** The called contract's own ABI, or its proxy implementation's; tried before the built-in ABIs. */
   abi?: Abi | null;
 };
+
+/**
+ * Solidity's own errors with the parameter names Blockscout gives them (`Explorer.Chain.Transaction`'s
+ * default error ABI), tried before any other: viem's built-in ones name them `message` and `reason`.
+ */
+const solidityErrorsAbi = parseAbi(["error Error(string reason)", "error Panic(uint256 errorCode)"]);
 
 /** A transaction's `revert_reason` as Blockscout's API v2 writes it: the decoded error, or the raw data. */
 export type RevertReason = DecodedInput | { raw: string };
@@ -23,8 +29,8 @@ export type RevertReason = DecodedInput | { raw: string };
  *
  * @example
  * decodeRevertReason({ output: "0x08c379a0…" });
- * // { method_id: "08c379a0", method_call: "Error(string message)",
- * //   parameters: [{ name: "message", type: "string", value: "Playground: requested failure" }] }
+ * // { method_id: "08c379a0", method_call: "Error(string reason)",
+ * //   parameters: [{ name: "reason", type: "string", value: "Playground: requested failure" }] }
  */
 export function decodeRevertReason({ output, abi }: DecodeRevertReasonParameters): RevertReason | null {
   if (!output || output === "0x") return null;
@@ -34,8 +40,7 @@ export function decodeRevertReason({ output, abi }: DecodeRevertReasonParameters
     ...(abi ? (indexAbi(abi).errors.get(selector) ?? []) : []),
     ...(builtinAbiIndex.errors.get(selector) ?? []),
   ];
-  // An empty ABI stands for Solidity's own Error(string) and Panic(uint256), which viem always knows.
-  for (const candidate of [[], ...errors.map((error) => [error])]) {
+  for (const candidate of [solidityErrorsAbi, ...errors.map((error) => [error])]) {
     let decoded: ReturnType<typeof decodeErrorResult>;
     try {
       decoded = decodeErrorResult({ abi: candidate, data });
