@@ -1,5 +1,6 @@
 import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiServer } from "../src/api/server.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { fetchRange } from "../src/indexer/fetch-range.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
@@ -36,11 +37,13 @@ describe.each(databaseKinds)("receipts without a status (before Byzantium), on %
   let proxy: RoutingProxy;
   let deployed: string;
   let failed: string;
+  let sender: string;
 
   beforeAll(async () => {
     anvil = await startAnvil();
     const client = createRpcClient({ url: anvil.rpcUrl });
     const [owner] = await client.request<Hex[]>("eth_accounts");
+    sender = owner as string;
     const create = (data: Hex) => sendTransaction(client, { from: owner as Hex, data, gas: "0x30000" });
     const failure = await create(failsToDeploy);
     const success = await create(deploysCode);
@@ -71,6 +74,25 @@ describe.each(databaseKinds)("receipts without a status (before Byzantium), on %
           "SELECT status FROM transactions ORDER BY block_number",
         );
         expect(statuses.map((row) => row.status)).toEqual(tracer === "none" ? [null, null] : [0, 1]);
+        // The API says so as Blockscout does: no status, and a result that waits for the trace, not `success`.
+        const app = await createApiServer({ db: test.db });
+        const { items } = (await app.inject(`/api/v2/addresses/${sender}/transactions`)).json();
+        await app.close();
+        const shown = items.map((item: { status: string | null; result: string }) => [
+          item.status,
+          item.result,
+        ]);
+        expect(shown).toEqual(
+          tracer === "none"
+            ? [
+                [null, "awaiting_internal_transactions"],
+                [null, "awaiting_internal_transactions"],
+              ]
+            : [
+                ["ok", "success"],
+                ["error", expect.not.stringMatching(/^(success|awaiting_internal_transactions)$/)],
+              ],
+        );
       } finally {
         await test.drop();
       }

@@ -284,9 +284,13 @@ const Transaction = object(
       maxItems: 2,
       examples: [[0, 10]],
     },
-    status: orNull(string("Receipt status; null while pending.", "ok", { enum: ["ok", "error"] })),
+    status: orNull(
+      string("Receipt status; null when unknown (a receipt from before Byzantium, untraced).", "ok", {
+        enum: ["ok", "error"],
+      }),
+    ),
     result: string(
-      "`success`, or why it failed (`Reverted`, `out of gas`, ...); `awaiting_internal_transactions` while the reason is unknown.",
+      "`success`, or why it failed (`Reverted`, `out of gas`, ...); `awaiting_internal_transactions` while the failure's reason, or (before Byzantium) the status itself, waits for a trace.",
       "success",
     ),
     revert_reason: {

@@ -66,8 +66,9 @@ export function renderTransaction(
     confirmation_duration: [0, head.averageBlockTimeMs ?? 0],
     status: row.status === null ? null : row.status === 1 ? "ok" : "error",
     // Why a transaction failed (reverted, out of gas, ...) is known from its trace; without one, Blockscout's
-    // word for "not known yet".
-    result: row.status === 0 ? transactionResult(row.error) : "success",
+    // word for "not known yet". So is whether it failed at all, for a receipt from before Byzantium (no
+    // status) of a block not traced.
+    result: transactionResult(row.status, row.error),
     revert_reason: row.status === 0 ? decodeRevertReason({ output: row.revert_output, abi }) : null,
     from: renderAddress(row.from_address, addresses),
     to: renderAddress(row.to_address, addresses),
@@ -102,9 +103,14 @@ export function renderTransaction(
   };
 }
 
-/** Blockscout words a reverted transaction `Reverted`, other failures as the trace says (`out of gas`, ...). */
-function transactionResult(error: string | null): string {
-  if (error === null) return "awaiting_internal_transactions";
+/**
+ * Blockscout's `result`: `success`, a reverted transaction `Reverted`, other failures as the trace says
+ * (`out of gas`, ...), and `awaiting_internal_transactions` while the status or the failure's reason waits
+ * for a trace.
+ */
+function transactionResult(status: number | null, error: string | null): string {
+  if (status === 1) return "success";
+  if (status === null || error === null) return "awaiting_internal_transactions";
   return error === "reverted" ? "Reverted" : error;
 }
 
