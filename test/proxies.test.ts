@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { renderAddress } from "../src/api/views/address.ts";
 import { readCheckpoint } from "../src/db/checkpoints.ts";
+import { writeContractAbi } from "../src/db/import-abis.ts";
 import { findAddresses } from "../src/db/queries/addresses.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { eip1822ProxiableSlot } from "../src/indexer/detect-proxies.ts";
@@ -142,6 +143,28 @@ describe.each(databaseKinds)("proxy detection on %s", (kind) => {
       proxy_type: "eip1822",
       implementations: [{ address_hash: implementationB }],
     });
+    // A clone has no code of its own to verify: as in Blockscout, it is verified once its implementation
+    // is, unlike a proxy with code of its own (EIP-1822 here), which stays unverified.
+    expect(await chain.addressOf(inner)).toMatchObject({ is_verified: false });
+    await writeContractAbi(chain.state.indexed.test.db, {
+      address: implementationB.toLowerCase() as Address,
+      name: "ProxyAdmin",
+      abi: artifact("ProxyAdmin").abi,
+      source: "abi",
+      file: "ProxyAdmin.json",
+    });
+    expect(await chain.addressOf(inner)).toMatchObject({
+      is_verified: true,
+      name: null,
+      implementation_name: "ProxyAdmin",
+    });
+    expect(await chain.addressOf(uups)).toMatchObject({
+      is_verified: false,
+      implementation_name: "ProxyAdmin",
+    });
+    expect(await chain.addressOf(direct)).toMatchObject({ is_verified: false });
+    // The tests below expect implementations without imported ABIs.
+    await chain.state.indexed.test.db.query("DELETE FROM contract_abis");
   });
 
   it("follows upgrades of a proxy and of a beacon, and forgets them when a reorganization removes them", async () => {

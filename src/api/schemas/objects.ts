@@ -29,7 +29,9 @@ const Address = object(
     hash: checksummedAddress("The address, EIP-55 checksummed.", demo.caller),
     is_contract: boolean("The address has code."),
     is_verified: orNull(
-      boolean("A verified or imported ABI is known for it; null when nothing but the hash is known."),
+      boolean(
+        "A verified or imported ABI is known for it, or (an EIP-1167 clone, an EIP-7702 delegation) for its implementation; null when nothing but the hash is known.",
+      ),
     ),
     name: orNull(string("Contract name or a configured label.", "ERC1967Proxy")),
     implementation_name: orNull(string("Name of the proxy's implementation contract.", "DemoBox")),

@@ -27,7 +27,9 @@ const renderedOfPage = new WeakMap<FindAddressesReturnType, Map<string, AddressV
  * Renders the address object for a lowercase hex address, or null for no address; the same object for
  * the same address and lookup. An address never
  * seen on chain renders with `is_verified: null`, as Blockscout does when nothing but the hash is known;
- * an imported ABI makes it verified and named, and a proxy names its implementation.
+ * an imported ABI makes it verified and named, and a proxy names its implementation. An EIP-1167 clone or an
+ * EIP-7702 delegation has no code of its own to verify: as in Blockscout, it is verified when its
+ * implementation is.
  */
 export function renderAddress(hash: string | null, known: FindAddressesReturnType): AddressView | null {
   if (hash === null) return null;
@@ -48,7 +50,7 @@ export function renderAddress(hash: string | null, known: FindAddressesReturnTyp
   const view: AddressView = {
     hash: checksumAddress(hash as Address),
     is_contract: info?.is_contract ?? false,
-    is_verified: info ? info.is_verified : null,
+    is_verified: info ? info.is_verified || verifiedAsProxy(info) : null,
     name: info?.name ?? null,
     implementation_name: implementations[0]?.name ?? null,
     implementations,
@@ -63,4 +65,16 @@ export function renderAddress(hash: string | null, known: FindAddressesReturnTyp
   };
   rendered.set(hash, view);
   return view;
+}
+
+/** Proxies whose own code is only a pointer to their implementation (Blockscout's `verified_as_proxy?`). */
+const pointerProxies: ReadonlySet<string> = new Set(["eip1167", "eip7702"]);
+
+function verifiedAsProxy(info: AddressInfo): boolean {
+  return (
+    info.proxy_type !== null &&
+    pointerProxies.has(info.proxy_type) &&
+    info.implementations.length > 0 &&
+    info.implementations.every((implementation) => implementation.is_verified)
+  );
 }

@@ -13,8 +13,11 @@ export type AddressInfo = {
   /** Its imported contract name. */
   name: string | null;
   proxy_type: ProxyType | null;
-  /** Lowercase implementations of a proxy, with their imported contract names; `[]` for no proxy. */
-  implementations: { address: Address; name: string | null }[];
+  /**
+   * Lowercase implementations of a proxy, with their imported contract names and whether an ABI is imported
+   * for them; `[]` for no proxy.
+   */
+  implementations: { address: Address; name: string | null; is_verified: boolean }[];
   /** The token standard of a token contract (`ERC-20`, ...), else null. */
   token_type: string | null;
   /**
@@ -92,13 +95,14 @@ export async function findAddresses(
     proxy_type: ProxyType | null;
     implementation: Address | null;
     implementation_name: string | null;
+    implementation_verified: boolean;
     token_type: string | null;
     own_abi?: Abi | null;
     implementation_abi?: Abi | null;
   }>(
     `SELECT ${hexColumn("q.hash", "hash")}, a.is_contract, own.address IS NOT NULL AS verified, own.name,
        proxy.proxy_type, ${hexColumn("proxy.implementation", "implementation")}, impl.name AS implementation_name,
-       k.type AS token_type${abiColumns}
+       impl.address IS NOT NULL AS implementation_verified, k.type AS token_type${abiColumns}
      FROM (${parties ? `${listed} UNION ${parties}` : listed}) AS q(hash)
      LEFT JOIN addresses a ON a.hash = q.hash
      LEFT JOIN contract_abis own ON own.address = q.hash
@@ -118,7 +122,13 @@ export async function findAddresses(
         name: row.name,
         proxy_type: row.proxy_type,
         implementations: row.implementation
-          ? [{ address: row.implementation, name: row.implementation_name }]
+          ? [
+              {
+                address: row.implementation,
+                name: row.implementation_name,
+                is_verified: row.implementation_verified,
+              },
+            ]
           : [],
         token_type: row.token_type,
         abi:
