@@ -1,4 +1,13 @@
-import { encodeFunctionData, erc721Abi, erc1155Abi, getAddress, multicall3Abi, parseAbi } from "viem";
+import {
+  encodeAbiParameters,
+  encodeFunctionData,
+  erc721Abi,
+  erc1155Abi,
+  getAddress,
+  multicall3Abi,
+  parseAbi,
+  parseAbiParameters,
+} from "viem";
 import { describe, expect, test } from "vitest";
 import { erc20Abi, swapRouterAbi } from "./builtin-abis.ts";
 import { decodeInput, transactionMethod } from "./decode-input.ts";
@@ -7,6 +16,22 @@ const alice = "0x5b38da6a701c568545dcfcb03fcb875f56beddc4";
 const bob = "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc";
 
 describe("decodeInput", () => {
+  test("a string that is not UTF-8 as its bytes in hex, as Blockscout writes it; text as text", () => {
+    const abi = parseAbi(["function note(string text, (string, uint8)[] tagged, string[] names)"]);
+    const selector = encodeFunctionData({ abi, functionName: "note", args: ["", [], []] }).slice(0, 10);
+    // Strings are bytes on the wire: bytes that no UTF-8 string encodes stand where a string is declared.
+    const data = encodeAbiParameters(parseAbiParameters("bytes, (bytes, uint8)[], bytes[]"), [
+      "0xfffe41",
+      [["0xc3a9", 1]],
+      ["0x", "0xc0"],
+    ]);
+    expect(decodeInput({ input: `${selector}${data.slice(2)}`, abi })?.parameters).toEqual([
+      { name: "text", type: "string", value: "0xfffe41" },
+      { name: "tagged", type: "(string,uint8)[]", value: [["é", "1"]] },
+      { name: "names", type: "string[]", value: ["", "0xc0"] },
+    ]);
+  });
+
   test("an ERC-20 transfer from the built-in table", () => {
     const input = encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [alice, 10n ** 30n] });
     expect(decodeInput({ input })).toEqual({

@@ -1,6 +1,7 @@
-import { type Abi, type AbiFunction, type AbiParameter, decodeFunctionData, type Hex } from "viem";
+import { type Abi, type AbiFunction, type AbiParameter, decodeAbiParameters, type Hex } from "viem";
 import { type AbiIndex, builtinAbiIndex, indexAbi } from "./builtin-abis.ts";
 import {
+  asBytes,
   canonicalType,
   formatMethodCall,
   parameterName,
@@ -94,7 +95,8 @@ function decodeWith(item: AbiFunction, data: Hex): DecodedInput | null {
   if ((data.length - 2) / 2 < minimumInputLength(item)) return null;
   let args: readonly unknown[];
   try {
-    ({ args = [] } = decodeFunctionData({ abi: [item], data }));
+    // The selector was matched by the index; strings are decoded as their bytes (see `asBytes`).
+    args = decodeAbiParameters(item.inputs.map(asBytes), `0x${data.slice(10)}`);
   } catch {
     // Data too short or malformed for this function: another candidate may fit.
     return null;

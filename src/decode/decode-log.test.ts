@@ -18,6 +18,18 @@ const bob = "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc";
 const word = (value: bigint) => encodeAbiParameters([{ type: "uint256" }], [value]);
 
 describe("decodeLog", () => {
+  test("a string that is not UTF-8 as its bytes in hex, as Blockscout writes it; an indexed one as its hash", () => {
+    const abi = parseAbi(["event Named(string indexed key, address indexed who, string name, string label)"]);
+    const topics = encodeEventTopics({ abi, eventName: "Named", args: { key: "k", who: alice } }) as Hex[];
+    const data = encodeAbiParameters(parseAbiParameters("bytes, bytes"), ["0x80ff", toHex("plain")]);
+    expect(decodeLog({ topics, data, abi })?.parameters).toEqual([
+      { name: "key", type: "string", indexed: true, value: keccak256(toHex("k")) },
+      { name: "who", type: "address", indexed: true, value: getAddress(alice) },
+      { name: "name", type: "string", indexed: false, value: "0x80ff" },
+      { name: "label", type: "string", indexed: false, value: "plain" },
+    ]);
+  });
+
   const erc20Topics = encodeEventTopics({
     abi: erc20Abi,
     eventName: "Transfer",

@@ -1,6 +1,7 @@
-import { type Abi, type AbiEvent, decodeEventLog, type Hex } from "viem";
+import { type Abi, type AbiEvent, decodeAbiParameters, type Hex } from "viem";
 import { type AbiIndex, builtinAbiIndex, eventsOfLog, indexAbi } from "./builtin-abis.ts";
 import {
+  asBytes,
   canonicalType,
   formatMethodCall,
   isHashedWhenIndexed,
@@ -54,16 +55,20 @@ export function decodeLog({ topics, data, abi }: DecodeLogParameters): DecodedLo
 }
 
 function decodeWith(event: AbiEvent, topics: [Hex, ...Hex[]], data: Hex): DecodedLog | null {
-  // Without names viem returns the arguments by position, so repeated or missing names lose nothing.
-  const positional = { ...event, inputs: event.inputs.map(({ name: _, ...input }) => input) };
-  let args: readonly unknown[];
+  // The index matched the selector and the count of indexed parameters. The data holds the others, strings
+  // as their bytes (see `asBytes`); each indexed one is a topic, the hash of a value of a reference type.
+  let args: unknown[];
   try {
-    ({ args = [] } = decodeEventLog({
-      abi: [positional],
-      topics,
+    const inData = decodeAbiParameters(
+      event.inputs.filter((input) => input.indexed !== true).map(asBytes),
       data,
-    }) as unknown as {
-      args?: readonly unknown[];
+    );
+    let nextTopic = 1;
+    let nextData = 0;
+    args = event.inputs.map((input) => {
+      if (input.indexed !== true) return inData[nextData++];
+      const topic = topics[nextTopic++] as Hex;
+      return isHashedWhenIndexed(input) ? topic : decodeAbiParameters([input], topic)[0];
     });
   } catch {
     // Data too short for this event: another candidate may fit.

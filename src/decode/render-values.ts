@@ -1,4 +1,4 @@
-import { type AbiParameter, getAddress } from "viem";
+import { type AbiParameter, getAddress, type Hex, hexToBytes } from "viem";
 
 /**
  * A decoded value as Blockscout's API writes it (`Explorer.Chain.DecodingHelper.value_json`): scalars as
@@ -15,7 +15,7 @@ export type RenderedParameter = { name: string; type: string; value: RenderedVal
  * - `address`: EIP-55 checksummed;
  * - `bool`: `"true"` or `"false"`;
  * - `bytes` and `bytesN`: lowercase `0x` hex, as `Base.encode16(case: :lower)`;
- * - `string`: as is;
+ * - `string`: decoded as its bytes ({@link asBytes}), the text, or lowercase `0x` hex when it is not UTF-8;
  * - arrays (fixed or dynamic) and tuples: arrays of their rendered elements, tuple fields in
  *   declaration order without names.
  *
@@ -44,7 +44,39 @@ export function renderValue(parameter: AbiParameter, value: unknown): RenderedVa
   }
   if (parameter.type === "address") return getAddress(value as string);
   if (parameter.type.startsWith("bytes")) return (value as string).toLowerCase();
+  if (parameter.type === "string") return renderString(value as string);
   return String(value);
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * A `string` decoded as its bytes ({@link asBytes}): the text when the bytes are UTF-8, else the bytes as
+ * lowercase hex, as Blockscout writes a string that is not (Elixir's `String.valid?`); replacement
+ * characters would hide what the contract sent. A value already text is kept.
+ */
+function renderString(value: string): string {
+  if (!/^0x([0-9a-fA-F]{2})*$/.test(value)) return value;
+  try {
+    return strictUtf8.decode(hexToBytes(value as Hex));
+  } catch {
+    return value.toLowerCase();
+  }
+}
+
+/**
+ * The parameter with each `string` in it (at any depth of arrays and tuples) typed `bytes`, which is
+ * encoded the same way: decoded with it, a string keeps its bytes, for {@link renderValue} to tell whether
+ * they are text. Only for decoding values; selectors and `method_call` take the declared types.
+ */
+export function asBytes<T extends AbiParameter>(parameter: T): T {
+  if (parameter.type === "string" || parameter.type.startsWith("string[")) {
+    return { ...parameter, type: `bytes${parameter.type.slice("string".length)}` };
+  }
+  if (parameter.type.startsWith("tuple") && "components" in parameter) {
+    return { ...parameter, components: parameter.components.map(asBytes) };
+  }
+  return parameter;
 }
 
 /** Whether an indexed event parameter of this type is stored as the hash of its value, not the value. */

@@ -1,4 +1,4 @@
-import { encodeErrorResult, getAddress, parseAbi } from "viem";
+import { encodeAbiParameters, encodeErrorResult, getAddress, parseAbi } from "viem";
 import { describe, expect, test } from "vitest";
 import { erc20ErrorsAbi } from "./builtin-abis.ts";
 import { decodeRevertReason } from "./revert-reason.ts";
@@ -17,6 +17,15 @@ describe("decodeRevertReason", () => {
       method_id: "08c379a0",
       method_call: "Error(string reason)",
       parameters: [{ name: "reason", type: "string", value: "Playground: requested failure" }],
+    });
+  });
+
+  test("an Error(string) whose message is not UTF-8 gives its bytes in hex, as Blockscout writes it", () => {
+    const output = `0x08c379a0${encodeAbiParameters([{ type: "bytes" }], ["0xe29c"]).slice(2)}` as const;
+    expect(decodeRevertReason({ output })).toEqual({
+      method_id: "08c379a0",
+      method_call: "Error(string reason)",
+      parameters: [{ name: "reason", type: "string", value: "0xe29c" }],
     });
   });
 

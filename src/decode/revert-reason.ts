@@ -1,7 +1,8 @@
-import { type Abi, decodeErrorResult, type Hex, parseAbi } from "viem";
+import { type Abi, decodeAbiParameters, type Hex, parseAbi, toFunctionSelector } from "viem";
+import { formatAbiItem } from "viem/utils";
 import { type AbiError, builtinAbiIndex, indexAbi } from "./builtin-abis.ts";
 import type { DecodedInput } from "./decode-input.ts";
-import { canonicalType, formatMethodCall, parameterName, renderValue } from "./render-values.ts";
+import { asBytes, canonicalType, formatMethodCall, parameterName, renderValue } from "./render-values.ts";
 
 export type DecodeRevertReasonParameters = {
   /** What the reverted top-level call returned (`transactions.revert_output`); null when unknown. */
@@ -14,7 +15,11 @@ export type DecodeRevertReasonParameters = {
  * Solidity's own errors with the parameter names Blockscout gives them (`Explorer.Chain.Transaction`'s
  * default error ABI), tried before any other: viem's built-in ones name them `message` and `reason`.
  */
-const solidityErrorsAbi = parseAbi(["error Error(string reason)", "error Panic(uint256 errorCode)"]);
+const solidityErrors = new Map(
+  parseAbi(["error Error(string reason)", "error Panic(uint256 errorCode)"]).map(
+    (error) => [toFunctionSelector(formatAbiItem(error)), error] as const,
+  ),
+);
 
 /** A transaction's `revert_reason` as Blockscout's API v2 writes it: the decoded error, or the raw data. */
 export type RevertReason = DecodedInput | { raw: string };
@@ -37,27 +42,27 @@ export function decodeRevertReason({ output, abi }: DecodeRevertReasonParameters
   const data = output.toLowerCase() as Hex;
   const selector = data.slice(0, 10) as Hex;
   const errors = [
+    ...[solidityErrors.get(selector)].filter((error) => error !== undefined),
     ...(abi ? (indexAbi(abi).errors.get(selector) ?? []) : []),
     ...(builtinAbiIndex.errors.get(selector) ?? []),
   ];
-  for (const candidate of [solidityErrorsAbi, ...errors.map((error) => [error])]) {
-    let decoded: ReturnType<typeof decodeErrorResult>;
+  for (const error of errors as AbiError[]) {
+    let args: readonly unknown[];
     try {
-      decoded = decodeErrorResult({ abi: candidate, data });
+      // Strings are decoded as their bytes (see `asBytes`).
+      args = decodeAbiParameters(error.inputs.map(asBytes), `0x${data.slice(10)}`);
     } catch {
-      // Another selector, or the selector without the layout: the next candidate may fit.
+      // The selector without the layout: the next candidate may fit.
       continue;
     }
-    const { args = [] } = decoded;
-    const abiItem = decoded.abiItem as AbiError;
-    const parameters = abiItem.inputs.map((input, i) => ({
+    const parameters = error.inputs.map((input, i) => ({
       name: parameterName(input, i),
       type: canonicalType(input),
       value: renderValue(input, args[i]),
     }));
     return {
       method_id: data.slice(2, 10),
-      method_call: formatMethodCall(abiItem.name, parameters),
+      method_call: formatMethodCall(error.name, parameters),
       parameters,
     };
   }
