@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Address, encodeFunctionData, type Hex } from "viem";
+import { type Address, decodeFunctionData, encodeFunctionData, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { byteaParam } from "../src/db/table-rows.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
@@ -11,6 +11,8 @@ import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { at } from "./support/elements.ts";
+import type { JsonRpcCall } from "./support/fault-proxy.ts";
+import { type RoutingProxy, startRoutingProxy } from "./support/routing-proxy.ts";
 import { transact } from "./support/transact.ts";
 
 // One contract serves as both kinds: `tokenURI` reverts for an id never set, `uri` answers a template.
@@ -209,3 +211,153 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
     await running;
   });
 });
+
+/** What geth and Erigon answer for an `eth_call` that ran past their limit (`--rpc.evmtimeout`). */
+const nodeTimedOut = { error: { code: -32000, message: "execution aborted (timeout = 5s)" } };
+
+describe.each(databaseKinds)(
+  "NFT metadata fetcher on %s, with a node slow over some tokenURI calls",
+  (kind) => {
+    let anvil: Anvil;
+    let proxy: RoutingProxy;
+    let hanging: Server;
+    let test: TestDatabase;
+    let nft: Address;
+    let abi: Parameters<typeof decodeFunctionData>[0]["abi"];
+    // The node gives up on tokenURI(1) this many times more, and the client waits in vain for tokenURI(2)
+    // while `hang` holds.
+    let nodeTimeouts = 0;
+    let hang = true;
+
+    /** The id a `tokenURI` call asks about, if the call is one. */
+    function tokenIdOf(call: JsonRpcCall): bigint | undefined {
+      if (call.method !== "eth_call") return undefined;
+      const { data } = (call.params?.[0] ?? {}) as { data?: Hex };
+      if (!data) return undefined;
+      const decoded = decodeFunctionData({ abi, data });
+      return decoded.functionName === "tokenURI" ? (decoded.args?.[0] as bigint) : undefined;
+    }
+
+    beforeAll(async () => {
+      hanging = createServer(() => {});
+      hanging.listen(0, "127.0.0.1");
+      await once(hanging, "listening");
+      const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+
+      const artifact = artifactOf(await compileSources({ "Uris.sol": source }), "Uris");
+      abi = artifact.abi as typeof abi;
+      anvil = await startAnvil();
+      const direct = createRpcClient({ url: anvil.rpcUrl, retryDelayMs: 10 });
+      const account = at(await direct.request<Address[]>("eth_accounts"), 0, "dev accounts");
+      nft = (await transact(direct, { from: account, data: artifact.bytecode })).contractAddress as Address;
+      for (const id of [1n, 2n, 3n]) {
+        const data = encodeFunctionData({
+          abi: artifact.abi,
+          functionName: "set",
+          args: [id, `data:application/json,{"name":"${id}"}`],
+        });
+        await transact(direct, { from: account, to: nft, data });
+      }
+      proxy = await startRoutingProxy({
+        route: (calls) => (hang && calls.some((call) => tokenIdOf(call) === 2n) ? hangingUrl : anvil.rpcUrl),
+        answer: (call) => (tokenIdOf(call) === 1n && nodeTimeouts-- > 0 ? nodeTimedOut : undefined),
+      });
+
+      test = await createTestDatabase(kind);
+      await test.db.query(
+        "INSERT INTO tokens (address, type, first_seen_block, read_at_block) VALUES ($1, 'ERC-721', 1, 1)",
+        [byteaParam(nft)],
+      );
+      for (const id of ["1", "2", "3"]) {
+        await test.db.query(
+          "INSERT INTO token_instances (token_address, token_id, first_seen_block) VALUES ($1, $2::numeric, 1)",
+          [byteaParam(nft), id],
+        );
+      }
+    }, 60_000);
+
+    afterAll(async () => {
+      await proxy?.close();
+      hanging?.closeAllConnections();
+      hanging?.close();
+      await test?.drop();
+      await anvil?.stop();
+    });
+
+    async function stored(id: string) {
+      const [row] = await test.db.query<{
+        metadata: unknown;
+        metadata_error: string | null;
+        fetched: boolean;
+      }>(
+        `SELECT metadata, metadata_error, metadata_fetched_at IS NOT NULL AS fetched
+         FROM token_instances WHERE token_address = $1 AND token_id = $2::numeric`,
+        [byteaParam(nft), id],
+      );
+      return row;
+    }
+
+    /** Leaves `id` alone unfetched, its earlier attempts forgotten, and every other instance fetched. */
+    async function onlyUnfetched(id: string) {
+      await test.db.query(
+        `UPDATE token_instances SET metadata = NULL, metadata_error = NULL, metadata_attempts = 0,
+                metadata_retry_at = NULL,
+                metadata_fetched_at = CASE WHEN token_id = $1::numeric THEN NULL ELSE now() END`,
+        [id],
+      );
+    }
+
+    const fetcherOf = (client: RpcClient, laterDelayMs: number, laterAttempts: number) =>
+      createMetadataFetcher({
+        db: test.db,
+        client,
+        logger: createLogger("silent"),
+        laterDelayMs,
+        laterAttempts,
+      });
+    const pending = { metadata: null, metadata_error: null, fetched: false };
+
+    it("records nothing for a call the node gave up on, asks it again later, and then stores it", async () => {
+      await onlyUnfetched("1");
+      hang = false;
+      const client = createRpcClient({ url: proxy.url, timeoutMs: 1_000, retries: 1, retryDelayMs: 1 });
+      // The node gives up on tokenURI(1) in the batch, its retry and both single calls.
+      nodeTimeouts = 4;
+      expect(await fetcherOf(client, 60_000, 3).runOnce()).toBe(1);
+      expect(await stored("1")).toEqual(pending);
+      // Deferred by a minute: not asked again yet.
+      expect(await fetcherOf(client, 60_000, 3).runOnce()).toBe(0);
+      await test.db.query("UPDATE token_instances SET metadata_retry_at = now() WHERE token_id = 1");
+      expect(await fetcherOf(client, 60_000, 3).runOnce()).toBe(1);
+      expect(await stored("1")).toEqual({ metadata: { name: "1" }, metadata_error: null, fetched: true });
+    });
+
+    it("defers a call the client stops waiting for without failing the others", async () => {
+      await onlyUnfetched("2");
+      await test.db.query("UPDATE token_instances SET metadata_fetched_at = NULL WHERE token_id = 3");
+      hang = true;
+      const client = createRpcClient({ url: proxy.url, timeoutMs: 300, retries: 1, retryDelayMs: 1 });
+      expect(await fetcherOf(client, 0, 3).runOnce()).toBe(2);
+      expect(await stored("2")).toEqual(pending);
+      expect(await stored("3")).toEqual({ metadata: { name: "3" }, metadata_error: null, fetched: true });
+      hang = false;
+      expect(await fetcherOf(client, 0, 3).runOnce()).toBe(1);
+      expect(await stored("2")).toEqual({ metadata: { name: "2" }, metadata_error: null, fetched: true });
+    });
+
+    it("records the node's words once laterAttempts are spent", async () => {
+      await onlyUnfetched("1");
+      hang = false;
+      const client = createRpcClient({ url: proxy.url, timeoutMs: 1_000, retries: 0, retryDelayMs: 1 });
+      nodeTimeouts = 4;
+      expect(await fetcherOf(client, 0, 2).runOnce()).toBe(1);
+      expect(await stored("1")).toEqual(pending);
+      expect(await fetcherOf(client, 0, 2).runOnce()).toBe(1);
+      expect(await stored("1")).toEqual({
+        metadata: null,
+        metadata_error: "tokenURI failed: execution aborted (timeout = 5s)",
+        fetched: true,
+      });
+    });
+  },
+);

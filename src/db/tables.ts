@@ -394,7 +394,14 @@ export const tables = {
     // Its holders and units are kept with token_balances, which takes them back before this delete.
     reorganization: { delete: "DELETE FROM token_instances WHERE first_seen_block > $1" },
     // Fetched from the token's URI in the background, whenever the metadata fetcher gets to it.
-    volatile: ["token_uri", "metadata", "metadata_error", "metadata_fetched_at"],
+    volatile: [
+      "token_uri",
+      "metadata",
+      "metadata_error",
+      "metadata_fetched_at",
+      "metadata_attempts",
+      "metadata_retry_at",
+    ],
   }),
   // Balances are the sum of the stored transfers: a range adds its transfers', a reorganization takes
   // the orphaned ones' back (keeping token_holders and tokens.holders_count exact on the way).

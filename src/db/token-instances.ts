@@ -2,18 +2,22 @@ import type { Address } from "viem";
 import type { Database } from "./client.ts";
 import { byteaParam } from "./table-rows.ts";
 
-/** An NFT instance whose metadata was not fetched yet, with its token's type. */
-export type UnfetchedInstance = { address: Address; tokenId: bigint; type: string };
+/**
+ * An NFT instance whose metadata was not fetched yet, with its token's type and the number of times its
+ * fetch failed in a way that can pass (see {@link deferInstanceMetadata}).
+ */
+export type UnfetchedInstance = { address: Address; tokenId: bigint; type: string; attempts: number };
 
 /**
- * Up to `limit` instances whose metadata was never fetched, oldest first. An instance waits until its
- * token (and so its type) is stored.
+ * Up to `limit` instances whose metadata was never fetched, oldest first, leaving out those deferred to a
+ * later time. An instance waits until its token (and so its type) is stored.
  */
 export async function readUnfetchedInstances(db: Database, limit: number): Promise<UnfetchedInstance[]> {
-  const rows = await db.query<{ address: string; token_id: string; type: string }>(
-    `SELECT '0x' || encode(i.token_address, 'hex') AS address, i.token_id::text AS token_id, t.type
+  const rows = await db.query<{ address: string; token_id: string; type: string; attempts: number }>(
+    `SELECT '0x' || encode(i.token_address, 'hex') AS address, i.token_id::text AS token_id, t.type,
+            i.metadata_attempts AS attempts
        FROM token_instances i JOIN tokens t ON t.address = i.token_address
-      WHERE i.metadata_fetched_at IS NULL
+      WHERE i.metadata_fetched_at IS NULL AND (i.metadata_retry_at IS NULL OR i.metadata_retry_at <= now())
       ORDER BY i.first_seen_block, i.token_address, i.token_id
       LIMIT $1`,
     [limit],
@@ -22,7 +26,32 @@ export async function readUnfetchedInstances(db: Database, limit: number): Promi
     address: row.address as Address,
     tokenId: BigInt(row.token_id),
     type: row.type,
+    attempts: Number(row.attempts),
   }));
+}
+
+export type DeferInstanceMetadataParameters = {
+  address: Address;
+  tokenId: bigint;
+  /** How long the instance is left alone before it is asked again. */
+  delayMs: number;
+};
+
+/**
+ * Leaves an instance unfetched after a failure that can pass, to be asked again once `delayMs` has gone
+ * by, and counts the failure.
+ */
+export async function deferInstanceMetadata(
+  db: Database,
+  { address, tokenId, delayMs }: DeferInstanceMetadataParameters,
+): Promise<void> {
+  await db.query(
+    `UPDATE token_instances
+        SET metadata_attempts = metadata_attempts + 1,
+            metadata_retry_at = now() + $3::bigint * interval '1 millisecond'
+      WHERE token_address = $1 AND token_id = $2::numeric`,
+    [byteaParam(address), tokenId.toString(), Math.max(0, Math.round(delayMs))],
+  );
 }
 
 export type StoreInstanceMetadataParameters = {

@@ -1,6 +1,7 @@
 import { decodeFunctionResult, encodeFunctionData, type Hex } from "viem";
 import type { Database } from "../db/client.ts";
 import {
+  deferInstanceMetadata,
   readUnfetchedInstances,
   storeInstanceMetadata,
   type UnfetchedInstance,
@@ -10,7 +11,8 @@ import type { Logger } from "../logger.ts";
 import { required } from "../required.ts";
 import { retry } from "../retry.ts";
 import type { RpcCall, RpcClient } from "../rpc/client.ts";
-import { RpcResponseError } from "../rpc/errors.ts";
+import { isMethodNotSupported, RpcResponseError, RpcTimeoutError } from "../rpc/errors.ts";
+import { isContractFailure } from "../rpc/eth_call.ts";
 import { sleep } from "../sleep.ts";
 import {
   defaultIpfsGateway,
@@ -35,6 +37,15 @@ export type CreateMetadataFetcherParameters = {
   retries?: number;
   /** Delay before the first retry; doubles with each further one. */
   retryDelayMs?: number;
+  /**
+   * Wait before an instance whose URI could not be read for a reason that can pass (the node gave up on
+   * the call, or the client on the node) is asked again; it doubles with each further such failure, up
+   * to `maxLaterDelayMs`.
+   */
+  laterDelayMs?: number;
+  maxLaterDelayMs?: number;
+  /** Such failures of one instance before the last one is recorded as its error. */
+  laterAttempts?: number;
   /** Instances taken from the database per round. */
   batchSize?: number;
   /** Wait between rounds when nothing is left to fetch (or after a failed round). */
@@ -82,7 +93,8 @@ class MetadataUnavailableError extends BaseError {
   override readonly retryable = true;
 }
 
-type UriResult = { uri: string } | { error: string };
+/** The URI, or why there is none: for good (`error`), or for now (`transient`, asked again later). */
+type UriResult = { uri: string } | { error: string } | { transient: string };
 
 type InstanceUri = { instance: PendingInstance; uri: UriResult };
 
@@ -93,7 +105,9 @@ type Outcome = { tokenUri: string | null } & ({ metadata: Record<string, unknown
  * metadata was never fetched, asks their contracts for the URI (`uri(id)` for ERC-1155, `tokenURI(id)`
  * otherwise) in one JSON-RPC batch, fetches the metadata with bounded concurrency (retrying failures
  * that can pass), and stores per instance the URI and either the metadata or the reason it could not
- * be had. An instance is fetched once: a recorded error is final, as Blockscout records it.
+ * be had. An instance is fetched once: a recorded error is final, as Blockscout records it. A URI the
+ * node could not give for now (its `eth_call` timed out) records nothing: the instance is asked again
+ * later, and only after `laterAttempts` such failures is the last one recorded.
  *
  * When the node itself is unreachable the round fails and nothing is recorded, so an outage never
  * turns into a pile of stored errors; `run` waits and tries again.
@@ -116,35 +130,44 @@ export function createMetadataFetcher({
   maxBytes = 1_000_000,
   retries = 2,
   retryDelayMs = 1_000,
+  laterDelayMs = 60_000,
+  maxLaterDelayMs = 6 * 3_600_000,
+  laterAttempts = 10,
   batchSize = 50,
   pollIntervalMs = 2_000,
   fetch: fetchImpl,
 }: CreateMetadataFetcherParameters): CreateMetadataFetcherReturnType {
   async function readUris(instances: PendingInstance[]): Promise<InstanceUri[]> {
-    let answers: Hex[];
+    let answers: (Hex | RpcResponseError)[];
     try {
-      answers = await client.batch<Hex>(instances.map(uriCallOf));
+      // A contract's own failure is its instance's answer; a call the node gave up on is asked again.
+      answers = await client.batchAccepting<Hex>(instances.map(uriCallOf), isFinalCallError);
     } catch (error) {
-      // One reverting instance rejects the whole batch; asking one by one tells which. Only an error
-      // object from the node is about an instance: a node out of reach fails the round instead.
-      if (!(error instanceof RpcResponseError)) throw error;
+      // A call the node still gives up on, or one so slow the client stops waiting for the batch, fails
+      // the whole batch; asking one by one tells which. A node out of reach fails the round instead.
+      if (!isAboutOneCall(error)) throw error;
       return Promise.all(
         instances.map(async (instance) => {
           const { method, params } = uriCallOf(instance);
           try {
             return { instance, uri: decodeUri(instance, await client.request<Hex>(method, params)) };
           } catch (error) {
-            if (error instanceof RpcResponseError)
-              return { instance, uri: describeCallError(instance, error) };
+            if (isAboutOneCall(error)) return { instance, uri: describeCallError(instance, error) };
             throw error;
           }
         }),
       );
     }
-    return instances.map((instance, i) => ({
-      instance,
-      uri: decodeUri(instance, required(answers[i], `the URI answer for ${instance.address}`)),
-    }));
+    return instances.map((instance, i) => {
+      const answer = required(answers[i], `the URI answer for ${instance.address}`);
+      return {
+        instance,
+        uri:
+          answer instanceof RpcResponseError
+            ? describeCallError(instance, answer)
+            : decodeUri(instance, answer),
+      };
+    });
   }
 
   async function fetchWithRetries(
@@ -185,11 +208,28 @@ export function createMetadataFetcher({
     });
   }
 
+  /** Leaves the instance to a later round, or records `reason` once it has failed so too often. */
+  async function deferOrStore(instance: PendingInstance, reason: string): Promise<"deferred" | "stored"> {
+    if (instance.attempts + 1 >= laterAttempts) {
+      await store(instance, { tokenUri: null, error: reason });
+      return "stored";
+    }
+    const delayMs = Math.min(maxLaterDelayMs, laterDelayMs * 2 ** instance.attempts);
+    await deferInstanceMetadata(db, { address: instance.address, tokenId: instance.tokenId, delayMs });
+    return "deferred";
+  }
+
   async function runOnce(signal?: AbortSignal): Promise<number> {
     const instances = await readUnfetchedInstances(db, batchSize);
     if (instances.length === 0) return 0;
     let failed = 0;
+    let deferred = 0;
     await forEachBounded(await readUris(instances), concurrency, async ({ instance, uri }) => {
+      if ("transient" in uri) {
+        if ((await deferOrStore(instance, uri.transient)) === "deferred") deferred++;
+        else failed++;
+        return;
+      }
       let outcome: Outcome;
       if ("error" in uri) outcome = { tokenUri: null, error: uri.error };
       else {
@@ -200,7 +240,7 @@ export function createMetadataFetcher({
       if ("error" in outcome) failed++;
       await store(instance, outcome);
     });
-    logger.debug({ instances: instances.length, failed }, "fetched NFT metadata");
+    logger.debug({ instances: instances.length, failed, deferred }, "fetched NFT metadata");
     return instances.length;
   }
 
@@ -248,9 +288,28 @@ function decodeUri(instance: PendingInstance, answer: Hex): UriResult {
   }
 }
 
-function describeCallError(instance: PendingInstance, error: RpcResponseError): UriResult {
+/**
+ * An `eth_call` error that is the instance's answer for good: the contract failed (reverted, ran out of
+ * gas, ...) or the node offers no `eth_call`.
+ */
+function isFinalCallError(error: RpcResponseError): boolean {
+  return isContractFailure(error) || isMethodNotSupported(error) || !error.retryable;
+}
+
+/**
+ * A failure of one call rather than of the node: an error object in its place, or no answer in time (a
+ * node may take long over one contract's call and be quick with every other).
+ */
+function isAboutOneCall(error: unknown): error is RpcResponseError | RpcTimeoutError {
+  return error instanceof RpcResponseError || error instanceof RpcTimeoutError;
+}
+
+function describeCallError(instance: PendingInstance, error: RpcResponseError | RpcTimeoutError): UriResult {
   const functionName = uriFunction(instance.type);
+  if (error instanceof RpcTimeoutError) return { transient: `${functionName} timed out` };
   if (error.code === 3 || /revert/i.test(error.nodeMessage)) return { error: `${functionName} reverted` };
+  // "execution aborted (timeout = 5s)", a busy node's internal error: another call may well answer.
+  if (!isFinalCallError(error)) return { transient: `${functionName} failed: ${error.nodeMessage}` };
   return { error: `${functionName} failed: ${error.nodeMessage}` };
 }
 
