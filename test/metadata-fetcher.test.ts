@@ -62,6 +62,9 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
         return;
       }
       if (path === "/big") return send(response, 200, `{"junk":"${"x".repeat(maxBytes * 2)}"}`);
+      // Escapes JSON.parse takes, PostgreSQL's jsonb refuses: a lone surrogate each way, and U+0000.
+      if (path === "/surrogates")
+        return send(response, 200, String.raw`{"name":"a\ud800b","\udc00":"\u0000c","ok":"\ud83d\ude00"}`);
       // Fails once, then answers: a retry must get it.
       if (path === "/flaky")
         return flakyAnswers++ === 0 ? send(response, 503, "") : send(response, 200, "{}");
@@ -86,6 +89,7 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
       4: `${base}/big`,
       5: `data:application/json;base64,${Buffer.from('{"name":"on chain"}').toString("base64")}`,
       7: `${base}/flaky`,
+      8: `${base}/surrogates`,
     };
     for (const [id, uri] of Object.entries(uris)) {
       await submit(nft, encodeFunctionData({ abi, functionName: "set", args: [BigInt(id), uri] }));
@@ -110,7 +114,7 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
     }
     // Id 6 was never set, so tokenURI reverts; the EOA has no code to answer at all.
     const instances: [Address, string][] = [
-      ...[1, 2, 3, 4, 5, 6, 7].map((id): [Address, string] => [nft, String(id)]),
+      ...[1, 2, 3, 4, 5, 6, 7, 8].map((id): [Address, string] => [nft, String(id)]),
       [multi, "42"],
       [eoa, "1"],
     ];
@@ -153,7 +157,7 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
       retries: 1,
       retryDelayMs: 20,
     });
-    expect(await fetcher.runOnce()).toBe(9);
+    expect(await fetcher.runOnce()).toBe(10);
     expect(await fetcher.runOnce()).toBe(0);
 
     expect(await stored(nft, "1")).toEqual({
@@ -184,6 +188,11 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
     });
     expect(await stored(nft, "7")).toMatchObject({ metadata: {}, metadata_error: null });
     expect(flakyAnswers).toBe(2);
+    // Each lone surrogate becomes U+FFFD and U+0000 goes, so the rest of the metadata is kept.
+    expect(await stored(nft, "8")).toMatchObject({
+      metadata: { name: "a\ufffdb", "\ufffd": "c", ok: "\u{1f600}" },
+      metadata_error: null,
+    });
 
     const hex = `${"0".repeat(62)}2a`;
     expect(await stored(multi, "42")).toMatchObject({

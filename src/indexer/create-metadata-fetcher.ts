@@ -203,7 +203,7 @@ export function createMetadataFetcher({
       address: instance.address,
       tokenId: instance.tokenId,
       tokenUri: outcome.tokenUri?.replaceAll("\0", "") ?? null,
-      metadataJson: "metadata" in outcome ? JSON.stringify(withoutNul(outcome.metadata)) : null,
+      metadataJson: "metadata" in outcome ? JSON.stringify(storable(outcome.metadata)) : null,
       error: "error" in outcome ? truncate(outcome.error.replaceAll("\0", "")) : null,
     });
   }
@@ -317,13 +317,24 @@ function truncate(text: string): string {
   return text.length > maxErrorLength ? `${text.slice(0, maxErrorLength - 3)}...` : text;
 }
 
-// PostgreSQL's jsonb and text refuse U+0000, which hostile or sloppy metadata may contain.
-function withoutNul(value: unknown): unknown {
-  if (typeof value === "string") return value.replaceAll("\0", "");
-  if (Array.isArray(value)) return value.map(withoutNul);
+// A surrogate without its pair: JSON.parse makes one of an escape such as "\ud800".
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * PostgreSQL's jsonb refuses U+0000 and a lone surrogate (JSON.stringify writes it as an escape that
+ * jsonb rejects), both of which hostile or sloppy metadata may contain: U+0000 is dropped, a lone
+ * surrogate becomes U+FFFD, as a UTF-8 decoder turns bytes that are no text into it.
+ */
+function storableText(text: string): string {
+  return text.replaceAll("\0", "").replace(loneSurrogate, "\uFFFD");
+}
+
+function storable(value: unknown): unknown {
+  if (typeof value === "string") return storableText(value);
+  if (Array.isArray(value)) return value.map(storable);
   if (value !== null && typeof value === "object") {
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key.replaceAll("\0", ""), withoutNul(item)]),
+      Object.entries(value).map(([key, item]) => [storableText(key), storable(item)]),
     );
   }
   return value;
