@@ -31,7 +31,7 @@ contract Uris {
   function uri(uint256) external view returns (string memory) { return template; }
 }`;
 
-const maxBytes = 5_000;
+const maxBytes = 50_000;
 const timeoutMs = 300;
 
 describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
@@ -65,6 +65,8 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
       // Escapes JSON.parse takes, PostgreSQL's jsonb refuses: a lone surrogate each way, and U+0000.
       if (path === "/surrogates")
         return send(response, 200, String.raw`{"name":"a\ud800b","\udc00":"\u0000c","ok":"\ud83d\ude00"}`);
+      // Arrays nested deeper than the JSON encoder and the database go.
+      if (path === "/deep") return send(response, 200, `{"a":${"[".repeat(20_000)}${"]".repeat(20_000)}}`);
       // Fails once, then answers: a retry must get it.
       if (path === "/flaky")
         return flakyAnswers++ === 0 ? send(response, 503, "") : send(response, 200, "{}");
@@ -90,6 +92,7 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
       5: `data:application/json;base64,${Buffer.from('{"name":"on chain"}').toString("base64")}`,
       7: `${base}/flaky`,
       8: `${base}/surrogates`,
+      9: `${base}/deep`,
     };
     for (const [id, uri] of Object.entries(uris)) {
       await submit(nft, encodeFunctionData({ abi, functionName: "set", args: [BigInt(id), uri] }));
@@ -114,7 +117,7 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
     }
     // Id 6 was never set, so tokenURI reverts; the EOA has no code to answer at all.
     const instances: [Address, string][] = [
-      ...[1, 2, 3, 4, 5, 6, 7, 8].map((id): [Address, string] => [nft, String(id)]),
+      ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((id): [Address, string] => [nft, String(id)]),
       [multi, "42"],
       [eoa, "1"],
     ];
@@ -157,7 +160,7 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
       retries: 1,
       retryDelayMs: 20,
     });
-    expect(await fetcher.runOnce()).toBe(10);
+    expect(await fetcher.runOnce()).toBe(11);
     expect(await fetcher.runOnce()).toBe(0);
 
     expect(await stored(nft, "1")).toEqual({
@@ -192,6 +195,13 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
     expect(await stored(nft, "8")).toMatchObject({
       metadata: { name: "a\ufffdb", "\ufffd": "c", ok: "\u{1f600}" },
       metadata_error: null,
+    });
+    // Nested past what the JSON encoder and the database go to: an error of its own, not a failed round.
+    expect(await stored(nft, "9")).toMatchObject({
+      token_uri: `${base}/deep`,
+      metadata: null,
+      metadata_error: "metadata nested too deeply",
+      fetched: true,
     });
 
     const hex = `${"0".repeat(62)}2a`;

@@ -84,6 +84,13 @@ describe("fetchTokenMetadata from data: URIs", () => {
       retryable: false,
     });
     expect(await fetchTokenMetadata("", options)).toEqual({ error: "empty token URI", retryable: false });
+    // The object and 127 arrays in it are 128 levels, as deep as metadata may go; one more is refused.
+    const nested = (levels: number) => `{"a":${"[".repeat(levels - 1)}${"]".repeat(levels - 1)}}`;
+    expect(await fetchTokenMetadata(nested(128), options)).toHaveProperty("metadata.a");
+    expect(await fetchTokenMetadata(nested(129), options)).toEqual({
+      error: "metadata nested too deeply",
+      retryable: false,
+    });
     expect(await fetchTokenMetadata("ftp://x.test/1", options)).toEqual({
       error: "unsupported URI scheme ftp:",
       retryable: false,

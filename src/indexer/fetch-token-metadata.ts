@@ -250,6 +250,15 @@ function interpretBody(mediaType: string, body: Buffer, uri: string): FetchToken
   return parseMetadata(new TextDecoder("utf-8").decode(body));
 }
 
+/**
+ * Deepest nesting of objects and arrays metadata may have. JSON.parse takes any depth, but the functions
+ * that walk the metadata after it (the `{id}` substitution, the cleaning before it is stored,
+ * JSON.stringify) overflow the stack some thousands of levels down, and PostgreSQL's jsonb refuses
+ * ("stack depth limit exceeded") not much deeper: a few kilobytes of brackets would fail every round.
+ * Real metadata nests a handful of levels.
+ */
+const maxNesting = 128;
+
 function parseMetadata(text: string): FetchTokenMetadataReturnType {
   let value: unknown;
   try {
@@ -260,7 +269,20 @@ function parseMetadata(text: string): FetchTokenMetadataReturnType {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return fail("metadata is not a JSON object");
   }
+  if (nestedDeeperThan(value, maxNesting)) return fail("metadata nested too deeply");
   return { metadata: value as Record<string, unknown> };
+}
+
+/** Whether objects and arrays in `value` nest more than `limit` levels; walked without recursion. */
+function nestedDeeperThan(value: object, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== "object") continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function substituteId(value: unknown, hexId: string): unknown {
