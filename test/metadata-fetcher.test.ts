@@ -44,6 +44,7 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
   let multi: Address;
   let account: Address;
   let flakyAnswers = 0;
+  let rateLimitedAnswers = 0;
 
   function send(response: ServerResponse, status: number, body: string) {
     response.writeHead(status, { "content-type": "application/json" }).end(body);
@@ -70,6 +71,9 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
       // Fails once, then answers: a retry must get it.
       if (path === "/flaky")
         return flakyAnswers++ === 0 ? send(response, 503, "") : send(response, 200, "{}");
+      // Rate limited for both of a round's attempts, then answers.
+      if (path === "/rate-limited")
+        return rateLimitedAnswers++ < 2 ? send(response, 429, "") : send(response, 200, '{"name":"late"}');
       const match = /^\/1155\/([0-9a-f]{64})\.json$/.exec(path);
       if (match) return send(response, 200, JSON.stringify({ name: "multi", image: `/img/{id}.png` }));
       send(response, 404, "");
@@ -93,6 +97,7 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
       7: `${base}/flaky`,
       8: `${base}/surrogates`,
       9: `${base}/deep`,
+      10: `${base}/rate-limited`,
     };
     for (const [id, uri] of Object.entries(uris)) {
       await submit(nft, encodeFunctionData({ abi, functionName: "set", args: [BigInt(id), uri] }));
@@ -117,7 +122,7 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
     }
     // Id 6 was never set, so tokenURI reverts; the EOA has no code to answer at all.
     const instances: [Address, string][] = [
-      ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((id): [Address, string] => [nft, String(id)]),
+      ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((id): [Address, string] => [nft, String(id)]),
       [multi, "42"],
       [eoa, "1"],
     ];
@@ -160,7 +165,7 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
       retries: 1,
       retryDelayMs: 20,
     });
-    expect(await fetcher.runOnce()).toBe(11);
+    expect(await fetcher.runOnce()).toBe(12);
     expect(await fetcher.runOnce()).toBe(0);
 
     expect(await stored(nft, "1")).toEqual({
@@ -174,10 +179,10 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
       metadata: null,
       metadata_error: "HTTP 404",
     });
-    expect(await stored(nft, "3")).toMatchObject({
-      metadata: null,
-      metadata_error: `timed out after ${timeoutMs} ms`,
-    });
+    // Timed out and rate limited through the round's retries: nothing recorded, asked again later.
+    const pending = { token_uri: null, metadata: null, metadata_error: null, fetched: false };
+    expect(await stored(nft, "3")).toEqual(pending);
+    expect(await stored(nft, "10")).toEqual(pending);
     expect(await stored(nft, "4")).toMatchObject({
       metadata: null,
       metadata_error: `body larger than ${maxBytes} bytes`,
@@ -214,6 +219,20 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
       metadata: null,
       metadata_error: "tokenURI returned no string",
     });
+
+    // Due again: the rate limit is over, the slow server is as slow.
+    await test.db.query(
+      "UPDATE token_instances SET metadata_retry_at = now() WHERE metadata_retry_at IS NOT NULL",
+    );
+    expect(await fetcher.runOnce()).toBe(2);
+    expect(await stored(nft, "10")).toEqual({
+      token_uri: `${base}/rate-limited`,
+      metadata: { name: "late" },
+      metadata_error: null,
+      fetched: true,
+    });
+    expect(await stored(nft, "3")).toEqual(pending);
+    expect(rateLimitedAnswers).toBe(3);
   });
 
   it("run() stops when aborted", async () => {

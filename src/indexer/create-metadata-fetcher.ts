@@ -38,9 +38,10 @@ export type CreateMetadataFetcherParameters = {
   /** Delay before the first retry; doubles with each further one. */
   retryDelayMs?: number;
   /**
-   * Wait before an instance whose URI could not be read for a reason that can pass (the node gave up on
-   * the call, or the client on the node) is asked again; it doubles with each further such failure, up
-   * to `maxLaterDelayMs`.
+   * Wait before an instance whose URI or metadata could not be had for a reason that can pass (the node
+   * gave up on the call or the client on the node; a timeout, 429 or 5xx still there once `retries` are
+   * spent) is asked again in a later round; it doubles with each further such failure, up to
+   * `maxLaterDelayMs`.
    */
   laterDelayMs?: number;
   maxLaterDelayMs?: number;
@@ -105,9 +106,10 @@ type Outcome = { tokenUri: string | null } & ({ metadata: Record<string, unknown
  * metadata was never fetched, asks their contracts for the URI (`uri(id)` for ERC-1155, `tokenURI(id)`
  * otherwise) in one JSON-RPC batch, fetches the metadata with bounded concurrency (retrying failures
  * that can pass), and stores per instance the URI and either the metadata or the reason it could not
- * be had. An instance is fetched once: a recorded error is final, as Blockscout records it. A URI the
- * node could not give for now (its `eth_call` timed out) records nothing: the instance is asked again
- * later, and only after `laterAttempts` such failures is the last one recorded.
+ * be had. An instance is fetched once: a recorded error is final, as Blockscout records it. A failure
+ * that can pass (the `eth_call` or the metadata's server timed out, a 429 or 5xx) records nothing: the
+ * instance is asked again in a later round, and only after `laterAttempts` such failures is the last one
+ * recorded.
  *
  * When the node itself is unreachable the round fails and nothing is recorded, so an outage never
  * turns into a pile of stored errors; `run` waits and tries again.
@@ -192,7 +194,7 @@ export function createMetadataFetcher({
         { attempts: retries + 1, delayMs: retryDelayMs, signal },
       );
     } catch (error) {
-      // Still failing once the retries are spent: recorded as the final outcome like any other error.
+      // Still failing once the retries are spent: left to a later round.
       if (error instanceof MetadataUnavailableError) return { error: error.shortMessage, retryable: true };
       throw error;
     }
@@ -208,34 +210,30 @@ export function createMetadataFetcher({
     });
   }
 
-  /** Leaves the instance to a later round, or records `reason` once it has failed so too often. */
-  async function deferOrStore(instance: PendingInstance, reason: string): Promise<"deferred" | "stored"> {
-    if (instance.attempts + 1 >= laterAttempts) {
-      await store(instance, { tokenUri: null, error: reason });
-      return "stored";
-    }
-    const delayMs = Math.min(maxLaterDelayMs, laterDelayMs * 2 ** instance.attempts);
-    await deferInstanceMetadata(db, { address: instance.address, tokenId: instance.tokenId, delayMs });
-    return "deferred";
-  }
-
   async function runOnce(signal?: AbortSignal): Promise<number> {
     const instances = await readUnfetchedInstances(db, batchSize);
     if (instances.length === 0) return 0;
     let failed = 0;
     let deferred = 0;
     await forEachBounded(await readUris(instances), concurrency, async ({ instance, uri }) => {
-      if ("transient" in uri) {
-        if ((await deferOrStore(instance, uri.transient)) === "deferred") deferred++;
-        else failed++;
-        return;
-      }
-      let outcome: Outcome;
-      if ("error" in uri) outcome = { tokenUri: null, error: uri.error };
+      let outcome: Outcome | { tokenUri: string | null; transient: string };
+      if ("transient" in uri) outcome = { tokenUri: null, transient: uri.transient };
+      else if ("error" in uri) outcome = { tokenUri: null, error: uri.error };
       else {
         const result = await fetchWithRetries(uri.uri, instance, signal);
-        outcome =
-          "error" in result ? { tokenUri: uri.uri, error: result.error } : { tokenUri: uri.uri, ...result };
+        if ("metadata" in result) outcome = { tokenUri: uri.uri, metadata: result.metadata };
+        // Still a timeout, 429 or 5xx once this round's retries are spent: a later round may get it.
+        else if (result.retryable) outcome = { tokenUri: uri.uri, transient: result.error };
+        else outcome = { tokenUri: uri.uri, error: result.error };
+      }
+      if ("transient" in outcome) {
+        if (instance.attempts + 1 < laterAttempts) {
+          const delayMs = Math.min(maxLaterDelayMs, laterDelayMs * 2 ** instance.attempts);
+          await deferInstanceMetadata(db, { address: instance.address, tokenId: instance.tokenId, delayMs });
+          deferred++;
+          return;
+        }
+        outcome = { tokenUri: outcome.tokenUri, error: outcome.transient };
       }
       if ("error" in outcome) failed++;
       await store(instance, outcome);
