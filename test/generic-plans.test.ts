@@ -5,6 +5,7 @@ import { findAddresses } from "../src/db/queries/addresses.ts";
 import { listTokenTransfers } from "../src/db/queries/token-transfers.ts";
 import { listTransactionLogs } from "../src/db/queries/transaction-logs.ts";
 import { listWithdrawals } from "../src/db/queries/withdrawals.ts";
+import { readUnfetchedInstances } from "../src/db/token-instances.ts";
 import { required } from "../src/required.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 
@@ -275,5 +276,35 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
       expect.arrayContaining(["token_transfers", "addresses", "tokens"]),
     );
     expect(read.filter(([, rows]) => rows > found.size)).toEqual([]);
+  });
+});
+
+describe.each(databaseKinds)("the plan of a metadata round on %s", (kind) => {
+  it("reads the instances it takes, however many deferred ones wait before them", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      // A gateway down for a whole collection: its 20,000 oldest instances are left to an hour from now.
+      await test.db.exec(`
+        INSERT INTO tokens (address, type, first_seen_block, read_at_block, holders_count)
+        VALUES ('\\x01', 'ERC-721', 1, 1, 0);
+        INSERT INTO token_instances (token_address, token_id, first_seen_block, metadata_attempts, metadata_retry_at)
+        SELECT '\\x01', g, g, 1, now() + interval '1 hour' FROM generate_series(1, 20000) g;
+        INSERT INTO token_instances (token_address, token_id, first_seen_block)
+        SELECT '\\x01', g, g FROM generate_series(20001, 20100) g;
+        ANALYZE;
+      `);
+      const statements: Statement[] = [];
+      const taken = await readUnfetchedInstances(recording(test.db, statements), 50);
+      expect(taken.map((instance) => instance.tokenId)).toEqual(
+        Array.from({ length: 50 }, (_, i) => BigInt(20_001 + i)),
+      );
+      const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
+      const instancesRead = read
+        .filter(([relation]) => relation === "token_instances")
+        .reduce((sum, [, rows]) => sum + rows, 0);
+      expect(instancesRead).toBeLessThanOrEqual(51);
+    } finally {
+      await test.drop();
+    }
   });
 });

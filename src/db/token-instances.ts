@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import type { Database } from "./client.ts";
+import type { Database, Queryable } from "./client.ts";
 import { byteaParam } from "./table-rows.ts";
 
 /**
@@ -9,16 +9,17 @@ import { byteaParam } from "./table-rows.ts";
 export type UnfetchedInstance = { address: Address; tokenId: bigint; type: string; attempts: number };
 
 /**
- * Up to `limit` instances whose metadata was never fetched, oldest first, leaving out those deferred to a
- * later time. An instance waits until its token (and so its type) is stored.
+ * Up to `limit` instances whose metadata was never fetched: those never tried, oldest first, then those
+ * deferred (see {@link deferInstanceMetadata}) whose time has come, by that time. An instance waits until
+ * its token (and so its type) is stored.
  */
-export async function readUnfetchedInstances(db: Database, limit: number): Promise<UnfetchedInstance[]> {
+export async function readUnfetchedInstances(db: Queryable, limit: number): Promise<UnfetchedInstance[]> {
   const rows = await db.query<{ address: string; token_id: string; type: string; attempts: number }>(
     `SELECT '0x' || encode(i.token_address, 'hex') AS address, i.token_id::text AS token_id, t.type,
             i.metadata_attempts AS attempts
        FROM token_instances i JOIN tokens t ON t.address = i.token_address
-      WHERE i.metadata_fetched_at IS NULL AND (i.metadata_retry_at IS NULL OR i.metadata_retry_at <= now())
-      ORDER BY i.first_seen_block, i.token_address, i.token_id
+      WHERE i.metadata_fetched_at IS NULL AND coalesce(i.metadata_retry_at, '-infinity') <= now()
+      ORDER BY coalesce(i.metadata_retry_at, '-infinity'), i.first_seen_block, i.token_address, i.token_id
       LIMIT $1`,
     [limit],
   );
