@@ -19,6 +19,8 @@ let anvil: Anvil;
 let client: RpcClient;
 /** User operations the demo sent per version. */
 let sentPerVersion: Record<EntryPointKey, number>;
+/** The block of v0.6's second operation: an index up to it holds some of v0.6's operations only. */
+let v06SecondBlock: bigint;
 
 beforeAll(async () => {
   anvil = await startAnvil();
@@ -26,6 +28,7 @@ beforeAll(async () => {
   const { examples } = await runUserOperations({ rpcUrl: anvil.rpcUrl });
   const sent = (version: EntryPointKey) => Object.values(examples[version]).flat().length;
   sentPerVersion = { v06: sent("v06"), v07: sent("v07"), v08: sent("v08") };
+  v06SecondBlock = examples.v06.transfer.blockNumber;
 });
 
 afterAll(async () => {
@@ -176,3 +179,34 @@ describe.each(databaseKinds)(
     });
   },
 );
+
+describe.each(databaseKinds)("an entry point configured again after a time without it (%s)", (kind) => {
+  it("has the logs stored while it was off scanned, not taken as scanned before", async () => {
+    // Indexed with every entry point up to v0.6's second operation: those operations are stored.
+    const { test } = await indexNode(kind, client, { head: v06SecondBlock });
+    try {
+      const count = async () =>
+        only(await test.db.query<{ count: number }>("SELECT count(*)::int AS count FROM user_operations"))
+          .count;
+      expect(await count()).toBe(2);
+      // Then without entry points to the head: the later operations' logs are stored, no operation is.
+      const without = createIndexer({ client, db: test.db, logger, entryPoints: none });
+      await without.prepare();
+      await without.catchUp();
+      expect(await count()).toBe(2);
+      // Configured again, every operation of those stored logs is read.
+      const again = createIndexer({ client, db: test.db, logger });
+      await again.prepare();
+      expect(await count()).toBe(sentPerVersion.v06 + sentPerVersion.v07 + sentPerVersion.v08);
+      const app = await createApiServer({ db: test.db });
+      try {
+        const body = (await app.inject({ method: "GET", url: path })).json();
+        expect(body.v06).toEqual(group(true, false, true, false));
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await test.drop();
+    }
+  });
+});

@@ -26,11 +26,21 @@ export async function recordEntryPointsConfigured(
     const scanned = new Set(rows.find((row) => row.version === group)?.scanned ?? []);
     unscanned[group] = entryPoints[group].filter((address) => !scanned.has(address.toLowerCase()));
     const enabled = entryPoints[group].length > 0;
+    // An entry point left out of this configuration is not indexed from now on: were it configured again,
+    // the logs stored meanwhile would need scanning, so it no longer counts as scanned.
+    const stillScanned = entryPoints[group]
+      .map((address) => address.toLowerCase())
+      .filter((address) => scanned.has(address));
     await db.query(
       `UPDATE user_operations_status SET configured_at = now(), enabled = $2, past_db_logs_indexing_finished = $3,
-         past_rpc_logs_indexing_finished = false, live_until = NULL
+         past_rpc_logs_indexing_finished = false, live_until = NULL, scanned_entry_points = $4::text[]::bytea[]
        WHERE version = $1`,
-      [group, enabled, enabled && unscanned[group].length === 0],
+      [
+        group,
+        enabled,
+        enabled && unscanned[group].length === 0,
+        stillScanned.map((address) => byteaText(address)),
+      ],
     );
   }
   return { unscanned };
