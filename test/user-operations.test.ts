@@ -1,12 +1,28 @@
 import {
+  type Address,
   createPublicClient,
+  createWalletClient,
   decodeErrorResult,
+  encodeFunctionData,
+  getAddress,
   type Hex,
   http,
   type PublicClient,
+  parseAbi,
+  parseEther,
   parseEventLogs,
+  parseGwei,
 } from "viem";
-import { entryPoint06Abi, entryPoint07Abi, entryPoint08Abi } from "viem/account-abstraction";
+import {
+  entryPoint06Abi,
+  entryPoint07Abi,
+  entryPoint08Abi,
+  getUserOperationHash,
+  toPackedUserOperation,
+  type UserOperation,
+} from "viem/account-abstraction";
+import { mnemonicToAccount } from "viem/accounts";
+import { anvil as anvilChain } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findUserOperations } from "../src/db/queries/user-operations.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
@@ -213,6 +229,151 @@ describe.each(databaseKinds)("user operations on %s through a reorganization", (
     } finally {
       await chain?.close();
       await reorgAnvil.stop();
+    }
+  });
+});
+
+describe.each(databaseKinds)("a user operation that relays a bundle to another entry point (%s)", (kind) => {
+  it("indexes both operations with their fields and tells one bundle per entry point", async () => {
+    const nestedAnvil = await startAnvil();
+    let chain: IndexedChain | undefined;
+    try {
+      const ops = await runUserOperations({ rpcUrl: nestedAnvil.rpcUrl });
+      const transport = http(nestedAnvil.rpcUrl);
+      const node = createPublicClient({ transport, cacheTime: 0 });
+      const mnemonic = "test test test test test test test test test test test junk";
+      // The demo's owner of the simple accounts, and its bundler.
+      const owner = mnemonicToAccount(mnemonic, { addressIndex: 7 });
+      const bundler = mnemonicToAccount(mnemonic, { addressIndex: 8 });
+      const chainId = await node.getChainId();
+      const wallet = createWalletClient({
+        account: bundler,
+        chain: { ...anvilChain, id: chainId },
+        transport,
+      });
+      const accountAbi = parseAbi(["function execute(address dest, uint256 value, bytes func)"]);
+      const nonceAbi = parseAbi(["function getNonce(address sender, uint192 key) view returns (uint256)"]);
+      const { baseFeePerGas } = await node.getBlock();
+      const maxPriorityFeePerGas = parseGwei("1");
+      const fees = { maxFeePerGas: (baseFeePerGas ?? 0n) * 2n + maxPriorityFeePerGas, maxPriorityFeePerGas };
+      const signed = async <Version extends "0.6" | "0.7">(
+        version: Version,
+        entryPoint: Address,
+        operation: UserOperation<Version>,
+      ) => {
+        const hash = getUserOperationHash({
+          chainId,
+          entryPointAddress: entryPoint,
+          entryPointVersion: version,
+          userOperation: operation as UserOperation,
+        });
+        return {
+          hash,
+          operation: { ...operation, signature: await owner.signMessage({ message: { raw: hash } }) },
+        };
+      };
+      const nonceOf = (entryPoint: Address, sender: Address) =>
+        node.readContract({
+          address: entryPoint,
+          abi: nonceAbi,
+          functionName: "getNonce",
+          args: [sender, 0n],
+        });
+
+      // v0.6's operation sends 0.001 ETH; v0.7's operation hands it to v0.6's EntryPoint in a bundle.
+      const inner06 = ops.accounts.v06[0];
+      const inner = await signed("0.6", ops.entryPoints.v06, {
+        sender: inner06,
+        nonce: await nonceOf(ops.entryPoints.v06, inner06),
+        initCode: "0x",
+        callData: encodeFunctionData({
+          abi: accountAbi,
+          functionName: "execute",
+          args: [ops.deployer, parseEther("0.001"), "0x"],
+        }),
+        callGasLimit: 100_000n,
+        verificationGasLimit: 150_000n,
+        preVerificationGas: 60_000n,
+        ...fees,
+        paymasterAndData: "0x",
+        signature: "0x",
+      });
+      const innerBundle = encodeFunctionData({
+        abi: entryPoint06Abi,
+        functionName: "handleOps",
+        // Its fields are all set above; the type leaves v0.6's `initCode` optional.
+        args: [[inner.operation as never], bundler.address],
+      });
+      const outer07 = ops.accounts.v07[0];
+      const outer = await signed("0.7", ops.entryPoints.v07, {
+        sender: outer07,
+        nonce: await nonceOf(ops.entryPoints.v07, outer07),
+        callData: encodeFunctionData({
+          abi: accountAbi,
+          functionName: "execute",
+          args: [ops.entryPoints.v06, 0n, innerBundle],
+        }),
+        callGasLimit: 1_000_000n,
+        verificationGasLimit: 150_000n,
+        preVerificationGas: 60_000n,
+        ...fees,
+        signature: "0x",
+      });
+      const transactionHash = await wallet.sendTransaction({
+        to: ops.entryPoints.v07,
+        data: encodeFunctionData({
+          abi: entryPoint07Abi,
+          functionName: "handleOps",
+          args: [[toPackedUserOperation(outer.operation)], bundler.address],
+        }),
+        gas: 3_000_000n,
+      });
+      const receipt = await node.waitForTransactionReceipt({ hash: transactionHash });
+      const events = parseEventLogs({
+        abi: entryPoint06Abi,
+        logs: receipt.logs,
+        eventName: "UserOperationEvent",
+      });
+      expect(events.map((event) => [event.args.userOpHash, event.args.success])).toEqual([
+        [inner.hash, true],
+        [outer.hash, true],
+      ]);
+
+      chain = await indexIntoNewDatabase(kind, createRpcClient({ url: nestedAnvil.rpcUrl }));
+      const rows = await findUserOperations(chain.test.db, transactionHash);
+      expect(rows.map((row) => [row.hash, row.entry_point, row.call_data, row.call_gas_limit])).toEqual([
+        [inner.hash, ops.entryPoints.v06.toLowerCase(), inner.operation.callData, "100000"],
+        [outer.hash, ops.entryPoints.v07.toLowerCase(), outer.operation.callData, "1000000"],
+      ]);
+
+      const response = await chain.app.inject(`/api/v2/transactions/${transactionHash}/summary`);
+      expect(response.statusCode).toBe(200);
+      const told = (
+        response.json() as {
+          data: {
+            summaries: {
+              summary_template: string;
+              summary_template_variables: Record<string, { type: string; value: unknown }>;
+            }[];
+          };
+        }
+      ).data.summaries.map(({ summary_template, summary_template_variables }) =>
+        summary_template.replace(/\{(\w+)\}/g, (_, name: string) => {
+          const variable = summary_template_variables[name];
+          return variable?.type === "address"
+            ? (variable.value as { hash: string }).hash
+            : String(variable?.value);
+        }),
+      );
+      expect(told.slice(0, 4)).toEqual([
+        `Bundle 1 user operation through ${getAddress(ops.entryPoints.v06)}`,
+        `Executed user operation ${inner.hash} of ${getAddress(inner06)}`,
+        `Bundle 1 user operation through ${getAddress(ops.entryPoints.v07)}`,
+        `Executed user operation ${outer.hash} of ${getAddress(outer07)}`,
+      ]);
+    } finally {
+      await chain?.close();
+      await nestedAnvil.stop();
     }
   });
 });

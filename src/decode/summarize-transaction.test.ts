@@ -222,6 +222,34 @@ describe("summarizeTransaction", () => {
     ]);
   });
 
+  it("tells one bundle per entry point when a transaction reached two", () => {
+    const v06 = "0x5ff137d4b0fdcd49dca30c7cf57e578a026d2789";
+    const v07 = "0x0000000071727de22e5e9d8baf0edac6f37da032";
+    const operation = "{action_type} user operation {user_operation} of {sender}";
+    expect(
+      summarize({
+        toIsContract: true,
+        userOperations: [
+          { hash: "0x01", sender: alice, success: true, entry_point: v06 },
+          { hash: "0x02", sender: bob, success: true, entry_point: v07 },
+          { hash: "0x03", sender: bob, success: false, entry_point: v07 },
+        ],
+      }),
+    ).toEqual([
+      [
+        "{action_type} {operations} through {entry_point}",
+        { action_type: "Bundle", operations: "1 user operation", entry_point: v06 },
+      ],
+      [operation, { action_type: "Executed", user_operation: "0x01", sender: alice }],
+      [
+        "{action_type} {operations} through {entry_point}",
+        { action_type: "Bundle", operations: "2 user operations", entry_point: v07 },
+      ],
+      [operation, { action_type: "Executed", user_operation: "0x02", sender: bob }],
+      [operation, { action_type: "Failed", user_operation: "0x03", sender: bob }],
+    ]);
+  });
+
   it("tells contracts created by inner calls, and value received back when nothing else happened", () => {
     const factory = "0x4000000000000000000000000000000000000004";
     const clone = "0x5000000000000000000000000000000000000005";
