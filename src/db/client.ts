@@ -1,10 +1,11 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { PGlite, types } from "@electric-sql/pglite";
 import postgres from "postgres";
+import { BaseError } from "../errors.ts";
 
 /** How a statement is run. */
 export type QueryOptions = {
@@ -64,16 +65,91 @@ export type OpenDatabaseParameters = {
 // string, bytea as bytes.
 const int8AsNumber = (value: string) => Number(value);
 
+/**
+ * A database that cannot be opened for a reason the operator fixes (a data directory that cannot be
+ * written, a PGlite database another process holds, a PostgreSQL database or role that does not exist):
+ * the CLI prints its one line and exits with code 2.
+ */
+export class DatabaseSetupError extends BaseError {
+  override name = "DatabaseSetupError";
+  override readonly isUserError = true;
+}
+
+/** Node's codes for a data directory that cannot be created or written. */
+const unusableDirectoryCodes = new Set(["EACCES", "EPERM", "ENOTDIR", "EROFS", "EEXIST", "ENOSPC", "ELOOP"]);
+
 /** Opens PostgreSQL when a URL is given, else the embedded PGlite database. */
 export async function openDatabase({ databaseUrl, dataDir }: OpenDatabaseParameters): Promise<Database> {
   if (databaseUrl) return openPostgres(databaseUrl);
   if (!dataDir) throw new Error("openDatabase needs a databaseUrl, or a dataDir for PGlite");
   const path = join(dataDir, "pglite");
-  mkdirSync(path, { recursive: true });
-  return openPglite(path);
+  let unlock: () => void;
+  try {
+    mkdirSync(path, { recursive: true });
+    unlock = lockPglite(dataDir);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === "string" && unusableDirectoryCodes.has(code))
+      throw new DatabaseSetupError(
+        `cannot write the data directory ${dataDir} (${code}): set --data-dir or SEXTANT_DATA_DIR to a folder this user can write`,
+        { cause: error },
+      );
+    throw error;
+  }
+  try {
+    return await openPglite(path, unlock);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
 }
 
-async function openPglite(path: string): Promise<Database> {
+/**
+ * Takes the data directory's PGlite for this process: PGlite is one process's database, and a second one
+ * opening the same files would read stale pages and overwrite the first one's writes.
+ * @throws {DatabaseSetupError} when a live process holds it.
+ */
+function lockPglite(dataDir: string): () => void {
+  return lockDirectory(dataDir, "pglite.pid", (holder) => {
+    return `the PGlite database in ${dataDir} is in use by process ${holder}: PGlite allows one process at a time (stop it, set another --data-dir, or use PostgreSQL with DATABASE_URL)`;
+  });
+}
+
+/**
+ * Takes `dir` for this process with a file (`name`) naming it; one left by a process that is gone (killed,
+ * or a crash) is taken over.
+ * @returns what releases the lock.
+ * @throws {DatabaseSetupError} with `inUse`'s message when a live process holds it.
+ */
+export function lockDirectory(dir: string, name: string, inUse: (holder: number) => string): () => void {
+  const lockFile = join(dir, name);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(lockFile, `${process.pid}\n`, { flag: "wx" });
+      return () => rmSync(lockFile, { force: true });
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "EEXIST" || attempt > 0) throw error;
+    }
+    const holder = Number(readFileSync(lockFile, "utf8").trim());
+    // This process's own lock is one it left (a database closed without closing it, or a container's
+    // process that has the same pid after each restart).
+    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isRunning(holder))
+      throw new DatabaseSetupError(inUse(holder));
+    rmSync(lockFile, { force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to another user.
+    return (error as { code?: unknown }).code === "EPERM";
+  }
+}
+
+async function openPglite(path: string, unlock: () => void): Promise<Database> {
   const lite = await PGlite.create(path, { parsers: { [types.INT8]: int8AsNumber } });
   const wrap = (target: Pick<PGlite, "query" | "exec">): Queryable => ({
     async query<Row>(text: string, params: unknown[] = []) {
@@ -92,8 +168,35 @@ async function openPglite(path: string): Promise<Database> {
     kind: "pglite",
     ...wrap(lite),
     transaction: (work) => lite.transaction((tx) => work(wrap(tx))),
-    close: () => lite.close(),
+    close: async () => {
+      try {
+        await lite.close();
+      } finally {
+        unlock();
+      }
+    },
   };
+}
+
+/**
+ * PostgreSQL's refusals that configuration fixes, as one line naming the server: a database that does not
+ * exist (3D000), a role that does not exist or that `pg_hba.conf` does not admit (28000), a wrong password
+ * (28P01). Anything else (an unreachable server among them) is left as it is.
+ */
+function setupErrorOf(
+  error: unknown,
+  { host, port, database }: { host: string[]; port: number[]; database: string },
+): DatabaseSetupError | undefined {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (code !== "3D000" && code !== "28000" && code !== "28P01") return undefined;
+  const server = host.map((name, index) => `${name}:${port[index] ?? port[0]}`).join(",");
+  const hint =
+    code === "3D000"
+      ? `create it (CREATE DATABASE ${database}) or fix the database URL`
+      : "fix the user or password in the database URL";
+  return new DatabaseSetupError(`PostgreSQL at ${server} refused: ${String(message)}; ${hint}`, {
+    cause: error,
+  });
 }
 
 /**
@@ -183,7 +286,13 @@ async function openPostgres(databaseUrl: string): Promise<Database> {
   };
   // `socket` is a documented option of postgres.js that its types leave out.
   const sql = postgres(url, options as typeof options & postgres.Options<never>);
-  await sql`select 1`;
+  try {
+    await sql`select 1`;
+  } catch (error) {
+    // Not left open: its connections would keep the process alive after it reported the failure.
+    await sql.end({ timeout: 0 });
+    throw setupErrorOf(error, { host, port, database: sql.options.database }) ?? error;
+  }
   // The statements that ask for generic plans have their own connections, where that is the setting: a
   // setting per statement would cost a round trip (or a transaction) each time.
   const generic = postgres(url, {

@@ -4,8 +4,9 @@ import { createChainIndexer, openStore, serve } from "../app.ts";
 import type { Config } from "../config.ts";
 import { readChainIdentity } from "../db/chain-identity.ts";
 import { readCheckpoint } from "../db/checkpoints.ts";
-import type { Database } from "../db/client.ts";
+import { type Database, lockDirectory } from "../db/client.ts";
 import { readBlockHashes } from "../db/write-range.ts";
+import { isUserError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { createMetrics } from "../metrics.ts";
 import { progressOnTerminal } from "../progress.ts";
@@ -41,6 +42,19 @@ type DemoChain = { anvil: Anvil; scenario: ScenarioResult; db: Database };
 export async function runDemo({ config, logger, signal }: RunDemoParameters): Promise<void> {
   const demoDir = join(config.dataDir, "demo");
   mkdirSync(demoDir, { recursive: true });
+  // Taken before anything else: a second demo on the folder would load the first one's chain, find it
+  // unusable (its database held) and build the demo afresh, deleting the files the first one runs on.
+  const unlock = lockDirectory(demoDir, "demo.pid", (holder) => {
+    return `the demo in ${demoDir} is running in process ${holder}: stop it, or set another --data-dir`;
+  });
+  try {
+    await runDemoIn(demoDir, { config, logger, signal });
+  } finally {
+    unlock();
+  }
+}
+
+async function runDemoIn(demoDir: string, { config, logger, signal }: RunDemoParameters): Promise<void> {
   const files: DemoFiles = {
     stateFile: join(demoDir, "anvil-state.json"),
     scenarioFile: join(demoDir, "scenario.json"),
@@ -156,7 +170,8 @@ async function resumeSavedChain(parameters: {
   } catch (error) {
     await db?.close().catch(() => {});
     await anvil.stop();
-    if (signal.aborted) throw error;
+    // A database the operator must fix (held by another process, refused) is no reason to rebuild.
+    if (signal.aborted || isUserError(error)) throw error;
     return firstLine(error);
   }
 }

@@ -1,0 +1,109 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { postgresKinds } from "./support/databases.ts";
+import { until } from "./support/until.ts";
+
+const cli = join(import.meta.dirname, "../bin/sextant.js");
+
+/** Runs the CLI to its end; a process that does not end within a minute counts as hung (status null). */
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [cli, ...args], {
+    encoding: "utf8",
+    timeout: 60_000,
+    killSignal: "SIGKILL",
+    env: { ...process.env, DATABASE_URL: "" },
+  });
+
+describe("what an operator gets wrong at start", () => {
+  const dirs: string[] = [];
+  const children: ChildProcess[] = [];
+  const dataDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), "sextant-operator-"));
+    dirs.push(dir);
+    return dir;
+  };
+  afterEach(() => {
+    for (const child of children.splice(0)) child.kill("SIGKILL");
+  });
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a data directory that cannot be written stops with one line and exit code 2", () => {
+    // Under a file: no user, root included, can create a folder there.
+    const file = join(dataDir(), "a-file");
+    writeFileSync(file, "");
+    const result = run("migrate", "--data-dir", join(file, "data"));
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(
+      `sextant: cannot write the data directory ${join(file, "data")} (ENOTDIR): set --data-dir or SEXTANT_DATA_DIR to a folder this user can write\n`,
+    );
+  });
+
+  it("a second process on the same PGlite folder is refused with one line; a killed holder's lock is taken over", async () => {
+    const dir = dataDir();
+    const first = spawn(
+      process.execPath,
+      [cli, "serve", "--data-dir", dir, "--port", "0", "--log-level", "info"],
+      { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, DATABASE_URL: "" } },
+    );
+    children.push(first);
+    let log = "";
+    first.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      log += chunk;
+    });
+    await until(
+      () => `the first process serving:\n${log}`,
+      async () => log.includes('"msg":"serving"'),
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    const second = run("migrate", "--data-dir", dir);
+    expect(second.status).toBe(2);
+    expect(second.stderr).toBe(
+      `sextant: the PGlite database in ${dir} is in use by process ${first.pid}: PGlite allows one process at a time (stop it, set another --data-dir, or use PostgreSQL with DATABASE_URL)\n`,
+    );
+    first.kill("SIGKILL");
+    await once(first, "exit");
+    expect(run("migrate", "--data-dir", dir, "--log-level", "warn")).toMatchObject({ status: 0, stderr: "" });
+  });
+
+  it("a second demo on the same folder is refused before it touches the first one's files", async () => {
+    const dir = dataDir();
+    const demoDir = join(dir, "demo");
+    // A live process's lock, as a running demo holds it: a sleeping process stands in for the demo.
+    const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"], { stdio: "ignore" });
+    children.push(holder);
+    mkdirSync(demoDir);
+    writeFileSync(join(demoDir, "demo.pid"), `${holder.pid}\n`);
+    writeFileSync(join(demoDir, "scenario.json"), "{}");
+    const result = run("demo", "--data-dir", dir, "--port", "0");
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(
+      `sextant: the demo in ${demoDir} is running in process ${holder.pid}: stop it, or set another --data-dir\n`,
+    );
+    expect(existsSync(join(demoDir, "scenario.json"))).toBe(true);
+  });
+});
+
+describe.each(postgresKinds)("a database URL that names what is not there (%s)", () => {
+  it("a missing database stops with one line naming it and exit code 2", () => {
+    const url = new URL(process.env.DATABASE_URL as string);
+    url.pathname = "/sextant_no_such_database";
+    const result = spawnSync(process.execPath, [cli, "migrate", "--log-level", "warn"], {
+      encoding: "utf8",
+      timeout: 60_000,
+      killSignal: "SIGKILL",
+      env: { ...process.env, DATABASE_URL: url.toString() },
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(
+      `sextant: PostgreSQL at ${url.hostname}:${url.port || 5432} refused: database "sextant_no_such_database" does not exist; create it (CREATE DATABASE sextant_no_such_database) or fix the database URL\n`,
+    );
+  });
+});
