@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { createApiServer } from "./api/server.ts";
 import { actionProtocols } from "./api/transaction-actions.ts";
-import { type Config, rateLimitsOf } from "./config.ts";
+import { type Config, ConfigError, rateLimitsOf } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
 import { isDriverPatched } from "./db/driver-patch.ts";
 import { migrate } from "./db/migrate.ts";
@@ -22,8 +22,14 @@ export async function openStore({ config, logger }: OpenStoreParameters): Promis
     logger.warn(
       "the PostgreSQL driver lacks patches/postgres+3.4.9.patch (installed with --ignore-scripts?): a connection lost under a transaction would end the process; run `npx patch-package`",
     );
-  const { applied } = await migrate(db);
-  if (applied.length > 0) logger.info({ applied, database: db.kind }, "schema migrated");
+  try {
+    const { applied } = await migrate(db);
+    if (applied.length > 0) logger.info({ applied, database: db.kind }, "schema migrated");
+  } catch (error) {
+    // Closed, or it would keep the process alive after the error is reported (and PGlite locked).
+    await db.close();
+    throw error;
+  }
   return db;
 }
 
@@ -106,7 +112,19 @@ export type ServeParameters = {
   indexer?: Indexer;
 };
 
-/** Starts the API on the configured host and port and returns the running server. */
+/** Why the API cannot listen where it is told to, for the errors configuration fixes. */
+const listenFailures: Record<string, string> = {
+  EADDRINUSE: "the port is in use by another process",
+  EADDRNOTAVAIL: "the host is not an address of this machine",
+  EACCES: "this user may not listen on that port",
+  ENOTFOUND: "the host name does not resolve",
+  EAI_AGAIN: "the host name does not resolve",
+};
+
+/**
+ * Starts the API on the configured host and port and returns the running server.
+ * @throws {ConfigError} when it cannot listen there (the port taken, the host not this machine's).
+ */
 export async function serve({
   config,
   db,
@@ -133,6 +151,17 @@ export async function serve({
     concurrency: config.apiConcurrency,
   });
   if (replica) app.addHook("onClose", () => replica.close());
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await app.close();
+    const reason = listenFailures[(error as { code?: string }).code ?? ""];
+    if (reason)
+      throw new ConfigError(
+        `cannot serve on ${config.host}:${config.port}: ${reason} (set --port/PORT or --host/SEXTANT_HOST)`,
+        { cause: error },
+      );
+    throw error;
+  }
   return app;
 }

@@ -88,17 +88,20 @@ const commands = {
   },
   async serve(config, logger, signal) {
     const db = await openStore({ config, logger });
-    const app = await serve({ config, db, logger, metrics: createMetrics() });
-    logger.info(
-      {
-        url: `http://${config.host}:${config.port}/api/v2`,
-        docs: `http://${config.host}:${config.port}/docs`,
-      },
-      "serving",
-    );
-    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
-    await app.close();
-    await db.close();
+    try {
+      const app = await serve({ config, db, logger, metrics: createMetrics() });
+      logger.info(
+        {
+          url: `http://${config.host}:${config.port}/api/v2`,
+          docs: `http://${config.host}:${config.port}/docs`,
+        },
+        "serving",
+      );
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      await app.close();
+    } finally {
+      await db.close();
+    }
   },
   async migrate(config, logger) {
     const db = await openStore({ config, logger });
@@ -226,3 +229,6 @@ async function main(argv: string[]): Promise<number> {
 }
 
 process.exitCode = await main(process.argv.slice(2));
+// The command has ended and closed what it opened; whatever a failure may still have left open (a
+// socket, a timer) does not keep a process that said it stopped alive.
+setTimeout(() => process.exit(), 5_000).unref();

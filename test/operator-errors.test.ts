@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { postgresKinds } from "./support/databases.ts";
 import { until } from "./support/until.ts";
 
@@ -26,11 +27,50 @@ describe("what an operator gets wrong at start", () => {
     dirs.push(dir);
     return dir;
   };
+  let taken: Server;
+  let takenPort: number;
+
+  beforeAll(async () => {
+    taken = createServer().listen(0, "127.0.0.1");
+    await once(taken, "listening");
+    takenPort = (taken.address() as { port: number }).port;
+  });
   afterEach(() => {
     for (const child of children.splice(0)) child.kill("SIGKILL");
   });
   afterAll(() => {
+    taken?.close();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a port in use stops with one line and exit code 2, and leaves the database unlocked", () => {
+    const dir = dataDir();
+    const result = run("serve", "--data-dir", dir, "--port", String(takenPort), "--log-level", "warn");
+    expect(result.stderr).toBe(
+      `sextant: cannot serve on 127.0.0.1:${takenPort}: the port is in use by another process (set --port/PORT or --host/SEXTANT_HOST)\n`,
+    );
+    expect(result.status).toBe(2);
+    expect(existsSync(join(dir, "pglite.pid"))).toBe(false);
+    expect(run("migrate", "--data-dir", dir, "--log-level", "warn").status).toBe(0);
+  });
+
+  it("a host that is not this machine's stops with one line and exit code 2 instead of hanging", () => {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): no machine has it.
+    const result = run(
+      "serve",
+      "--data-dir",
+      dataDir(),
+      "--host",
+      "192.0.2.1",
+      "--port",
+      "0",
+      "--log-level",
+      "warn",
+    );
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(
+      "sextant: cannot serve on 192.0.2.1:0: the host is not an address of this machine (set --port/PORT or --host/SEXTANT_HOST)\n",
+    );
   });
 
   it("a data directory that cannot be written stops with one line and exit code 2", () => {
