@@ -1,7 +1,6 @@
 import type { Address, Hash } from "viem";
 import { BaseError } from "../errors.ts";
 import { required } from "../required.ts";
-import { sleep } from "../sleep.ts";
 import type { RpcClient } from "../rpc/client.ts";
 import { debug_traceBlockByHash } from "../rpc/debug_traceBlockByHash.ts";
 import { type CallTracerResult, debug_traceBlockByNumber } from "../rpc/debug_traceBlockByNumber.ts";
@@ -18,6 +17,7 @@ import { eth_getCode } from "../rpc/eth_getCode.ts";
 import { eth_getTransactionReceipt } from "../rpc/eth_getTransactionReceipt.ts";
 import { type ParityTrace, trace_block } from "../rpc/trace_block.ts";
 import type { RpcFullBlock, RpcReceipt } from "../rpc/types.ts";
+import { sleep } from "../sleep.ts";
 import { CallTracerIgnoredError, ignoresCallTracer, type Tracer } from "./choose-tracer.ts";
 import { detectProxies, type ProxyDetection } from "./detect-proxies.ts";
 import {
