@@ -45,7 +45,8 @@ const commands = {
     try {
       const metrics = createMetrics();
       const indexer = createChainIndexer({ config: withRpc, db, logger, metrics, signal });
-      await indexer.prepare(signal);
+      // The API serves what is stored while the indexer waits for a node that is away: a health check
+      // that finds no API would restart a process that is only waiting.
       const app = await serve({ config, db, logger, metrics, indexer });
       logger.info(
         {
@@ -54,11 +55,15 @@ const commands = {
         },
         "serving",
       );
-      const stopProgress = progressOnTerminal(indexer.status);
       try {
-        await indexer.run(signal);
+        await indexer.prepare(signal);
+        const stopProgress = progressOnTerminal(indexer.status);
+        try {
+          await indexer.run(signal);
+        } finally {
+          stopProgress();
+        }
       } finally {
-        stopProgress();
         await app.close();
       }
     } finally {

@@ -5,20 +5,26 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "./support/free-port.ts";
 import { until } from "./support/until.ts";
 
 const cli = join(import.meta.dirname, "../bin/sextant.js");
 
 /**
  * Starts `sextant start` against `rpc`, waits for the log line saying what is wrong, sends SIGTERM and
- * returns the log, the exit code and how long the exit took.
+ * returns the log, the exit code, how long the exit took and the status of an API request sent before.
  */
 async function startThenStop(rpc: string, expected: string) {
   const dataDir = mkdtempSync(join(tmpdir(), "sextant-node-"));
-  const child = spawn(process.execPath, [cli, "start", "--rpc", rpc, "--data-dir", dataDir, "--port", "0"], {
-    stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, DATABASE_URL: "" },
-  });
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [cli, "start", "--rpc", rpc, "--data-dir", dataDir, "--port", String(port)],
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, DATABASE_URL: "" },
+    },
+  );
   let log = "";
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
     log += chunk;
@@ -35,10 +41,14 @@ async function startThenStop(rpc: string, expected: string) {
         ),
       },
     );
+    const api = await fetch(`http://127.0.0.1:${port}/api/v2/token-transfers`).then(
+      (response) => response.status,
+      () => "no answer",
+    );
     const stoppedAt = Date.now();
     child.kill("SIGTERM");
     const [code] = await exited;
-    return { log, code, exitMs: Date.now() - stoppedAt };
+    return { log, code, exitMs: Date.now() - stoppedAt, api };
   } finally {
     child.kill("SIGKILL");
     rmSync(dataDir, { recursive: true, force: true });
@@ -59,12 +69,13 @@ describe("a node that is not there, or not a node", () => {
   });
   afterAll(() => page?.close());
 
-  it("logs what is wrong with an unreachable node in one line and exits cleanly on SIGTERM", async () => {
-    const { log, code, exitMs } = await startThenStop(
+  it("logs what is wrong with an unreachable node in one line, serves the API meanwhile and exits cleanly on SIGTERM", async () => {
+    const { log, code, exitMs, api } = await startThenStop(
       "http://127.0.0.1:1",
       "cannot reach http://127.0.0.1:1",
     );
     expect(code).toBe(0);
+    expect(api).toBe(200);
     expect(exitMs).toBeLessThan(5_000);
     const lines = log
       .trim()
