@@ -8,6 +8,7 @@ import { isDriverPatched } from "./db/driver-patch.ts";
 import { migrate } from "./db/migrate.ts";
 import { createIndexer, type Indexer } from "./indexer/create-indexer.ts";
 import { createMetadataFetcher } from "./indexer/create-metadata-fetcher.ts";
+import { refusedAddresses } from "./indexer/metadata-hosts.ts";
 import { createAbiDirWatcher } from "./indexer/watch-abi-dir.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
@@ -62,7 +63,13 @@ export function createChainIndexer({
     metrics,
     signal,
   });
-  const metadata = createMetadataFetcher({ db, client, logger, ipfsGateway: config.ipfsGateway });
+  const metadata = createMetadataFetcher({
+    db,
+    client,
+    logger,
+    ipfsGateway: config.ipfsGateway,
+    refused: config.metadataHostFiltering ? refusedAddresses(config.metadataCidrBlacklist) : null,
+  });
   const abis = createAbiDirWatcher({ db, logger, folder: config.abiDir ?? join(config.dataDir, "abis") });
   const indexer = createIndexer({
     client,

@@ -4,6 +4,7 @@ import { entryPoint06Address, entryPoint07Address, entryPoint08Address } from "v
 import type { RateLimitParameters } from "./api/rate-limit.ts";
 import { BaseError } from "./errors.ts";
 import { defaultIpfsGateway } from "./indexer/fetch-token-metadata.ts";
+import { parseCidr } from "./indexer/metadata-hosts.ts";
 
 /**
  * The fewest transactions stored for the indexer to compact its indexes (`compactIndexesAfter`): at 200,000
@@ -83,6 +84,16 @@ export type Config = {
    * whose `Deposit` and `Withdrawal` count when `wethTransfersFilteringEnabled`; ignored otherwise.
    */
   whitelistedWethContracts: Address[];
+  /**
+   * Blockscout's `INDEXER_TOKEN_INSTANCE_HOST_FILTERING_ENABLED` (`--metadata-host-filtering`): token URIs
+   * and their redirects may not reach private, loopback, link-local or reserved addresses. On by default.
+   */
+  metadataHostFiltering: boolean;
+  /**
+   * Blockscout's `INDEXER_TOKEN_INSTANCE_CIDR_BLACKLIST` (`--metadata-cidr-blacklist`, comma list of CIDR
+   * ranges): further addresses token URIs may not reach while `metadataHostFiltering` is on.
+   */
+  metadataCidrBlacklist: string[];
   /** Uniswap v3 factory whose pools' events become actions (`INDEXER_TX_ACTIONS_UNISWAP_V3_FACTORY_CONTRACT`). */
   uniswapV3Factory: Address | null;
   /** Uniswap v3 position manager whose mints become `mint_nft` actions (`INDEXER_TX_ACTIONS_UNISWAP_V3_NFT_POSITION_MANAGER_CONTRACT`). */
@@ -275,6 +286,23 @@ const fields: Record<keyof Config, Field> = {
     flag: "weth-transfers-filtering",
     parse: boolean,
   },
+  metadataHostFiltering: {
+    env: "INDEXER_TOKEN_INSTANCE_HOST_FILTERING_ENABLED",
+    flag: "metadata-host-filtering",
+    parse: boolean,
+  },
+  metadataCidrBlacklist: {
+    env: "INDEXER_TOKEN_INSTANCE_CIDR_BLACKLIST",
+    flag: "metadata-cidr-blacklist",
+    parse: (raw, name) =>
+      raw.split(",").map((part) => {
+        if (parseCidr(part) === null)
+          throw new ConfigError(
+            `${name} must be a comma-separated list of CIDR ranges, got "${part.trim()}"`,
+          );
+        return part.trim();
+      }),
+  },
   whitelistedWethContracts: {
     env: "WHITELISTED_WETH_CONTRACTS",
     flag: "whitelisted-weth-contracts",
@@ -396,6 +424,8 @@ const defaults: Config = {
   entryPointsV08: [entryPoint08Address],
   wethTransfersFilteringEnabled: false,
   whitelistedWethContracts: [],
+  metadataHostFiltering: true,
+  metadataCidrBlacklist: [],
   uniswapV3Factory: "0x1F98431c8aD98523631AE4a59f267346ea31F984",
   uniswapV3PositionManager: "0xC36442b4a4522E871399CD717aBDD847Ab11FE88",
   aaveV3Pool: "0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2",

@@ -160,6 +160,7 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
       db: test.db,
       client,
       logger: createLogger("silent"),
+      refused: null,
       timeoutMs,
       maxBytes,
       retries: 1,
@@ -240,6 +241,7 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
       db: test.db,
       client,
       logger: createLogger("silent"),
+      refused: null,
       pollIntervalMs: 10_000,
     });
     const controller = new AbortController();
@@ -350,6 +352,7 @@ describe.each(databaseKinds)(
         db: test.db,
         client,
         logger: createLogger("silent"),
+        refused: null,
         laterDelayMs,
         laterAttempts,
       });

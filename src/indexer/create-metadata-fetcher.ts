@@ -1,3 +1,4 @@
+import type { BlockList } from "node:net";
 import { decodeFunctionResult, encodeFunctionData, type Hex } from "viem";
 import type { Database } from "../db/client.ts";
 import {
@@ -53,6 +54,8 @@ export type CreateMetadataFetcherParameters = {
   pollIntervalMs?: number;
   /** The fetch implementation (tests); Node's global fetch by default. */
   fetch?: typeof fetch;
+  /** Addresses token URIs may not lead to: the reserved ranges when absent, none with null (see fetchTokenMetadata). */
+  refused?: BlockList | null;
 };
 
 /** Return type of {@link createMetadataFetcher}. */
@@ -138,6 +141,7 @@ export function createMetadataFetcher({
   batchSize = 50,
   pollIntervalMs = 2_000,
   fetch: fetchImpl,
+  refused,
 }: CreateMetadataFetcherParameters): CreateMetadataFetcherReturnType {
   async function readUris(instances: PendingInstance[]): Promise<InstanceUri[]> {
     let answers: (Hex | RpcResponseError)[];
@@ -187,6 +191,7 @@ export function createMetadataFetcher({
             // ERC-1155 alone defines the `{id}` placeholder.
             tokenId: instance.type === "ERC-1155" ? instance.tokenId : undefined,
             fetch: fetchImpl,
+            refused,
           });
           if ("error" in result && result.retryable) throw new MetadataUnavailableError(result.error);
           return result;

@@ -3,6 +3,7 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchTokenMetadata, mediaUrls, resolveTokenUri } from "./fetch-token-metadata.ts";
+import { refusedAddresses } from "./metadata-hosts.ts";
 
 const gateway = "https://gateway.test/ipfs/";
 const cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
@@ -101,7 +102,9 @@ describe("fetchTokenMetadata from data: URIs", () => {
 describe("fetchTokenMetadata over HTTP", () => {
   let server: Server;
   let base: string;
-  const options = { ipfsGateway: gateway, timeoutMs: 300, maxBytes: 10_000 };
+  // These servers are on loopback, where token URIs may not go by default.
+  const options = { ipfsGateway: gateway, timeoutMs: 300, maxBytes: 10_000, refused: null };
+  const guarded = { ipfsGateway: gateway, timeoutMs: 300, maxBytes: 10_000 };
 
   function send(response: ServerResponse, status: number, type: string, body: string | Buffer) {
     response.writeHead(status, { "content-type": type }).end(body);
@@ -111,6 +114,12 @@ describe("fetchTokenMetadata over HTTP", () => {
     server = createServer((request, response) => {
       const path = request.url ?? "/";
       if (path === "/ok.json") return send(response, 200, "application/json", '{"name":"ok"}');
+      if (path === "/redirect") return response.writeHead(302, { location: "/ok.json" }).end();
+      if (path === "/loop") return response.writeHead(302, { location: "/loop" }).end();
+      // A gateway that sends the content's request on to a host of its network.
+      if (path === `/ipfs/${cid}/elsewhere`)
+        return response.writeHead(301, { location: `http://${request.headers.host}/ok.json` }).end();
+      if (path === `/ipfs/${cid}/7`) return send(response, 200, "application/json", '{"name":"from ipfs"}');
       if (path === "/plain") return send(response, 200, "text/plain; charset=utf-8", '{"name":"plain"}');
       if (path === "/404") return send(response, 404, "text/plain", "not found");
       if (path === "/500") return send(response, 500, "text/plain", "oops");
@@ -230,6 +239,54 @@ describe("fetchTokenMetadata over HTTP", () => {
       metadata: { name: "from ipfs" },
     });
     expect(seen).toEqual([`${gateway}${cid}/7`]);
+  });
+
+  it("follows redirects, at most five", async () => {
+    expect(await fetchTokenMetadata(`${base}/redirect`, options)).toEqual({ metadata: { name: "ok" } });
+    expect(await fetchTokenMetadata(`${base}/loop`, options)).toEqual({
+      error: "more than 5 redirects",
+      retryable: false,
+    });
+  });
+
+  it("by default refuses URIs that reach loopback, private or link-local addresses, by name or by number", async () => {
+    const { port } = new URL(base);
+    const refusal = (host: string, address: string) => ({
+      error: `host ${host} is ${address}, an address token URIs may not reach`,
+      retryable: false,
+    });
+    expect(await fetchTokenMetadata(`${base}/ok.json`, guarded)).toEqual(refusal("127.0.0.1", "127.0.0.1"));
+    expect(await fetchTokenMetadata(`http://[::ffff:127.0.0.1]:${port}/ok.json`, guarded)).toEqual(
+      refusal("::ffff:7f00:1", "::ffff:7f00:1"),
+    );
+    expect(await fetchTokenMetadata(`http://localhost:${port}/ok.json`, guarded)).toMatchObject({
+      error: expect.stringMatching(/^host localhost is (127\.0\.0\.1|::1), /),
+    });
+    // Refused before any connection: the cloud metadata service, and a private network's host.
+    expect(await fetchTokenMetadata("http://169.254.169.254/latest/meta-data/", guarded)).toEqual(
+      refusal("169.254.169.254", "169.254.169.254"),
+    );
+    expect(await fetchTokenMetadata("http://10.1.2.3/1.json", guarded)).toEqual(
+      refusal("10.1.2.3", "10.1.2.3"),
+    );
+    // And the ranges an operator adds.
+    expect(
+      await fetchTokenMetadata("http://8.8.8.8/1.json", {
+        ...guarded,
+        refused: refusedAddresses(["8.8.8.0/24"]),
+      }),
+    ).toEqual(refusal("8.8.8.8", "8.8.8.8"));
+  });
+
+  it("fetches through the operator's gateway wherever it is, but not a redirect from it to a refused host", async () => {
+    const throughGateway = { ...guarded, ipfsGateway: `${base}/ipfs/` };
+    expect(await fetchTokenMetadata(`ipfs://${cid}/7`, throughGateway)).toEqual({
+      metadata: { name: "from ipfs" },
+    });
+    expect(await fetchTokenMetadata(`ipfs://${cid}/elsewhere`, throughGateway)).toEqual({
+      error: "host 127.0.0.1 is 127.0.0.1, an address token URIs may not reach",
+      retryable: false,
+    });
   });
 
   it("reports a refused connection as retryable", async () => {

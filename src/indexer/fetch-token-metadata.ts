@@ -1,3 +1,6 @@
+import type { BlockList } from "node:net";
+import { refusedAddresses, refusedHost } from "./metadata-hosts.ts";
+
 /** The IPFS gateway used when none is configured; Blockscout's public default too. */
 export const defaultIpfsGateway = "https://ipfs.io/ipfs/";
 
@@ -71,6 +74,11 @@ export type FetchTokenMetadataParameters = {
   tokenId?: bigint;
   /** The fetch implementation (tests); Node's global fetch by default. */
   fetch?: typeof fetch;
+  /**
+   * Addresses a token URI, or a redirect, may not lead to (see {@link refusedAddresses}); the reserved
+   * ranges by default, none with null. The gateways' own URLs are the operator's and are not checked.
+   */
+  refused?: BlockList | null;
 };
 
 /**
@@ -98,16 +106,31 @@ export type FetchTokenMetadataReturnType =
  */
 export async function fetchTokenMetadata(
   uri: string,
-  { ipfsGateway, timeoutMs, maxBytes, tokenId, fetch: fetchImpl = fetch }: FetchTokenMetadataParameters,
+  {
+    ipfsGateway,
+    timeoutMs,
+    maxBytes,
+    tokenId,
+    fetch: fetchImpl = fetch,
+    refused = defaultRefused,
+  }: FetchTokenMetadataParameters,
 ): Promise<FetchTokenMetadataReturnType> {
   const trimmed = uri.trim();
   if (trimmed === "") return fail("empty token URI");
-  const result = await fetchRaw(trimmed, { ipfsGateway, timeoutMs, maxBytes, tokenId, fetchImpl });
+  const result = await fetchRaw(trimmed, { ipfsGateway, timeoutMs, maxBytes, tokenId, fetchImpl, refused });
   if ("error" in result || tokenId === undefined) return result;
   return { metadata: substituteId(result.metadata, erc1155HexId(tokenId)) as Record<string, unknown> };
 }
 
-type FetchRawParameters = Omit<FetchTokenMetadataParameters, "fetch"> & { fetchImpl: typeof fetch };
+type FetchRawParameters = Omit<FetchTokenMetadataParameters, "fetch" | "refused"> & {
+  fetchImpl: typeof fetch;
+  refused: BlockList | null;
+};
+
+const defaultRefused = refusedAddresses();
+
+/** Redirects followed for one token URI, each checked like the URI. */
+const maxRedirects = 5;
 
 async function fetchRaw(uri: string, parameters: FetchRawParameters): Promise<FetchTokenMetadataReturnType> {
   // Some contracts return the JSON itself rather than a URI to it.
@@ -123,7 +146,9 @@ async function fetchRaw(uri: string, parameters: FetchRawParameters): Promise<Fe
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return fail(`unsupported URI scheme ${url.protocol}`);
   }
-  return fetchHttp(url, uri, parameters);
+  // A URI the configured gateways serve is the operator's choice of host, which may be a private one.
+  const viaGateway = resolved !== uri.trim() && !/^https?:/i.test(uri.trim());
+  return fetchHttp(url, uri, { ...parameters, checkFirst: !viaGateway });
 }
 
 function fail(error: string, retryable = false): { error: string; retryable: boolean } {
@@ -154,19 +179,36 @@ function readDataUri(uri: string): FetchTokenMetadataReturnType {
 }
 
 async function fetchHttp(
-  url: URL,
+  first: URL,
   originalUri: string,
-  { timeoutMs, maxBytes, fetchImpl }: FetchRawParameters,
+  { timeoutMs, maxBytes, fetchImpl, refused, checkFirst }: FetchRawParameters & { checkFirst: boolean },
 ): Promise<FetchTokenMetadataReturnType> {
   // One signal bounds the whole exchange: a server that sends headers and then trickles the body
   // times out too.
   const signal = AbortSignal.timeout(timeoutMs);
   try {
-    const response = await fetchImpl(url, {
-      headers: { accept: "application/json, text/plain;q=0.9, */*;q=0.8", "user-agent": "sextant" },
-      redirect: "follow",
-      signal,
-    });
+    let url = first;
+    let response: Response;
+    // Redirects are followed here, each target checked as the URI is: a public host may redirect to a
+    // private one.
+    for (let redirects = 0; ; redirects++) {
+      if (refused && (redirects > 0 || checkFirst)) {
+        const refusal = await refusedHost(url, refused);
+        if (refusal) return fail(refusal);
+      }
+      response = await fetchImpl(url, {
+        headers: { accept: "application/json, text/plain;q=0.9, */*;q=0.8", "user-agent": "sextant" },
+        redirect: "manual",
+        signal,
+      });
+      const location = response.headers.get("location");
+      if (response.status < 300 || response.status >= 400 || location === null) break;
+      await response.body?.cancel().catch(() => {});
+      if (redirects === maxRedirects) return fail(`more than ${maxRedirects} redirects`);
+      url = new URL(location, url);
+      if (url.protocol !== "http:" && url.protocol !== "https:")
+        return fail(`redirected to an unsupported URI scheme ${url.protocol}`);
+    }
     if (!response.ok) {
       await response.body?.cancel().catch(() => {});
       return fail(`HTTP ${response.status}`, response.status === 429 || response.status >= 500);
