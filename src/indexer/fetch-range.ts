@@ -129,9 +129,9 @@ export async function fetchRange(
   }
 }
 
-/** Tries of a range whose history the node says it lacks, 250 ms apart and then twice as long each time. */
+/** Tries of a range whose history the node says it lacks, 100 ms apart and then twice as long each time. */
 const historyAttempts = 5;
-const historyRetryDelayMs = 250;
+const historyRetryDelayMs = 100;
 
 async function fetchWholeRange(
   client: RpcClient,
