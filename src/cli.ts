@@ -5,6 +5,7 @@ import { type Config, ConfigError, configOptions, loadConfig } from "./config.ts
 import { compactIndexes } from "./db/compact-indexes.ts";
 import { AbiImportIncompleteError, importAbis } from "./db/import-abis.ts";
 import { isUserError } from "./errors.ts";
+import type { Indexer } from "./indexer/create-indexer.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
 import { progressOnTerminal } from "./progress.ts";
@@ -35,6 +36,28 @@ function requireRpc(config: Config): Config & { rpcUrl: string } {
   return config as Config & { rpcUrl: string };
 }
 
+/** Logs where the API answers, once it listens. */
+function logServing(config: Config, logger: Logger): void {
+  logger.info(
+    {
+      url: `http://${config.host}:${config.port}/api/v2`,
+      docs: `http://${config.host}:${config.port}/docs`,
+    },
+    "serving",
+  );
+}
+
+/** Prepares the indexer, then runs it, its progress on the terminal, until it stops or fails. */
+async function prepareAndRun(indexer: Indexer, signal: AbortSignal): Promise<void> {
+  await indexer.prepare(signal);
+  const stopProgress = progressOnTerminal(indexer.status);
+  try {
+    await indexer.run(signal);
+  } finally {
+    stopProgress();
+  }
+}
+
 const commands = {
   async start(config, logger, signal): Promise<void> {
     // Blockscout's roles: one process may run only the indexer or only the API.
@@ -48,21 +71,9 @@ const commands = {
       // The API serves what is stored while the indexer waits for a node that is away: a health check
       // that finds no API would restart a process that is only waiting.
       const app = await serve({ config, db, logger, metrics, indexer });
-      logger.info(
-        {
-          url: `http://${config.host}:${config.port}/api/v2`,
-          docs: `http://${config.host}:${config.port}/docs`,
-        },
-        "serving",
-      );
+      logServing(config, logger);
       try {
-        await indexer.prepare(signal);
-        const stopProgress = progressOnTerminal(indexer.status);
-        try {
-          await indexer.run(signal);
-        } finally {
-          stopProgress();
-        }
+        await prepareAndRun(indexer, signal);
       } finally {
         await app.close();
       }
@@ -80,13 +91,7 @@ const commands = {
       signal,
     });
     try {
-      await indexer.prepare(signal);
-      const stopProgress = progressOnTerminal(indexer.status);
-      try {
-        await indexer.run(signal);
-      } finally {
-        stopProgress();
-      }
+      await prepareAndRun(indexer, signal);
     } finally {
       await db.close();
     }
@@ -95,13 +100,7 @@ const commands = {
     const db = await openStore({ config, logger });
     try {
       const app = await serve({ config, db, logger, metrics: createMetrics() });
-      logger.info(
-        {
-          url: `http://${config.host}:${config.port}/api/v2`,
-          docs: `http://${config.host}:${config.port}/docs`,
-        },
-        "serving",
-      );
+      logServing(config, logger);
       await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
       await app.close();
     } finally {
