@@ -34,14 +34,14 @@ export type CreateMetadataFetcherParameters = {
   timeoutMs?: number;
   /** Largest metadata body read. */
   maxBytes?: number;
-  /** Attempts after the first for failures that can pass: timeouts, 429, 5xx, network errors. */
+  /** Attempts after the first for failures that can pass: timeouts, 408, 429, 5xx, network errors. */
   retries?: number;
   /** Delay before the first retry; doubles with each further one. */
   retryDelayMs?: number;
   /**
    * Wait before an instance whose URI or metadata could not be had for a reason that can pass (the node
-   * gave up on the call or the client on the node; a timeout, 429 or 5xx still there once `retries` are
-   * spent) is asked again in a later round; it doubles with each further such failure, up to
+   * gave up on the call or the client on the node; a timeout, 408, 429 or 5xx still there once `retries`
+   * are spent) is asked again in a later round; it doubles with each further such failure, up to
    * `maxLaterDelayMs`.
    */
   laterDelayMs?: number;
@@ -91,7 +91,10 @@ const maxErrorLength = 255;
 
 type PendingInstance = UnfetchedInstance;
 
-/** A metadata fetch that failed in a way that can pass (a timeout, 429, 5xx, the network), so it is retried. */
+/**
+ * A metadata fetch that failed in a way that can pass (a timeout, 408, 429, 5xx, the network), so it is
+ * retried.
+ */
 class MetadataUnavailableError extends BaseError {
   override name = "MetadataUnavailableError";
   override readonly retryable = true;
@@ -110,9 +113,9 @@ type Outcome = { tokenUri: string | null } & ({ metadata: Record<string, unknown
  * otherwise) in one JSON-RPC batch, fetches the metadata with bounded concurrency (retrying failures
  * that can pass), and stores per instance the URI and either the metadata or the reason it could not
  * be had. An instance is fetched once: a recorded error is final, as Blockscout records it. A failure
- * that can pass (the `eth_call` or the metadata's server timed out, a 429 or 5xx) records nothing: the
- * instance is asked again in a later round, and only after `laterAttempts` such failures is the last one
- * recorded.
+ * that can pass (the `eth_call` or the metadata's server timed out, a 408, 429 or 5xx) records nothing:
+ * the instance is asked again in a later round, and only after `laterAttempts` such failures is the last
+ * one recorded.
  *
  * When the node itself is unreachable the round fails and nothing is recorded, so an outage never
  * turns into a pile of stored errors; `run` waits and tries again.
@@ -227,7 +230,7 @@ export function createMetadataFetcher({
       else {
         const result = await fetchWithRetries(uri.uri, instance, signal);
         if ("metadata" in result) outcome = { tokenUri: uri.uri, metadata: result.metadata };
-        // Still a timeout, 429 or 5xx once this round's retries are spent: a later round may get it.
+        // Still a timeout, 408, 429 or 5xx once this round's retries are spent: a later round may get it.
         else if (result.retryable) outcome = { tokenUri: uri.uri, transient: result.error };
         else outcome = { tokenUri: uri.uri, error: result.error };
       }

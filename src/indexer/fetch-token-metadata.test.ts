@@ -123,6 +123,8 @@ describe("fetchTokenMetadata over HTTP", () => {
       if (path === "/plain") return send(response, 200, "text/plain; charset=utf-8", '{"name":"plain"}');
       if (path === "/404") return send(response, 404, "text/plain", "not found");
       if (path === "/500") return send(response, 500, "text/plain", "oops");
+      if (path === "/429") return send(response, 429, "text/plain", "slow down");
+      if (path === "/408") return send(response, 408, "text/plain", "request timeout");
       if (path === "/html") return send(response, 200, "text/html", "<html></html>");
       if (path === "/image.png") return send(response, 200, "image/png", Buffer.alloc(100));
       if (path === "/invalid") return send(response, 200, "application/json", "{not json");
@@ -174,9 +176,11 @@ describe("fetchTokenMetadata over HTTP", () => {
     expect(await fetchTokenMetadata(`${base}/plain`, options)).toEqual({ metadata: { name: "plain" } });
   });
 
-  it("reports HTTP errors, retryable only for 5xx", async () => {
+  it("reports HTTP errors, retryable only for 408, 429 and 5xx", async () => {
     expect(await fetchTokenMetadata(`${base}/404`, options)).toEqual({ error: "HTTP 404", retryable: false });
     expect(await fetchTokenMetadata(`${base}/500`, options)).toEqual({ error: "HTTP 500", retryable: true });
+    expect(await fetchTokenMetadata(`${base}/429`, options)).toEqual({ error: "HTTP 429", retryable: true });
+    expect(await fetchTokenMetadata(`${base}/408`, options)).toEqual({ error: "HTTP 408", retryable: true });
   });
 
   it("times out waiting for headers or for the body", async () => {

@@ -83,7 +83,7 @@ export type FetchTokenMetadataParameters = {
 
 /**
  * Return type of {@link fetchTokenMetadata}: the metadata object, or a short human reason it could not
- * be had. `retryable` says whether asking again later can help (timeouts, 429, 5xx, network failures).
+ * be had. `retryable` says whether asking again later can help (timeouts, 408, 429, 5xx, network failures).
  */
 export type FetchTokenMetadataReturnType =
   | { metadata: Record<string, unknown> }
@@ -211,7 +211,9 @@ async function fetchHttp(
     }
     if (!response.ok) {
       await response.body?.cancel().catch(() => {});
-      return fail(`HTTP ${response.status}`, response.status === 429 || response.status >= 500);
+      // A 408 is the server timing out, which passes as our own timeouts do; 429 and 5xx, load and outages.
+      const status = response.status;
+      return fail(`HTTP ${status}`, status === 408 || status === 429 || status >= 500);
     }
     const contentType = response.headers.get("content-type") ?? "";
     const mediaType = contentType.replace(/;.*$/s, "").trim().toLowerCase();
