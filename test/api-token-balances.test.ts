@@ -417,6 +417,7 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
         token: null,
         metadata: { name: "Twelve" },
         image_url: "https://example.org/12.png",
+        animation_url: "https://ipfs.io/ipfs/QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG/12.mp4",
       });
       expect(first.token_instances[0].owner.hash.toLowerCase()).toBe(collector);
       expect(body.items[1]).toMatchObject({ amount: "1" });
@@ -467,6 +468,32 @@ describe.each(databaseKinds)("token balance lists on %s", (kind) => {
       expect((await get(`/api/v2/addresses/${collector}/nft/collections?token_type=ERC-20`)).status).toBe(
         422,
       );
+    });
+  });
+
+  describe("with IPFS_PUBLIC_GATEWAY_URL set", () => {
+    let gatewayApp: FastifyInstance;
+    beforeAll(async () => {
+      gatewayApp = await createApiServer({ db: test.db, ipfsPublicGateway: "https://cdn.test/ipfs" });
+    });
+    afterAll(() => gatewayApp?.close());
+
+    it("points the ipfs:// media links of instances at that gateway, the others as before", async () => {
+      const tokens = (await gatewayApp.inject(`/api/v2/addresses/${holder}/tokens?type=ERC-1155`)).json();
+      const shared = tokens.items.find((item: { token_id: string }) => item.token_id === "100");
+      expect(shared.token_instance).toMatchObject({
+        image_url: "https://cdn.test/ipfs/QmImage",
+        media_url: "ipfs://QmImage",
+        external_app_url: "https://example.org/100",
+      });
+      const collections = (
+        await gatewayApp.inject(`/api/v2/addresses/${collector}/nft/collections?type=ERC-721`)
+      ).json();
+      expect(collections.items[0].token_instances[0]).toMatchObject({
+        id: "12",
+        image_url: "https://example.org/12.png",
+        animation_url: "https://cdn.test/ipfs/QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG/12.mp4",
+      });
     });
   });
 });

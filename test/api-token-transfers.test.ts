@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createApiServer } from "../src/api/server.ts";
 import { createMetadataFetcher } from "../src/indexer/create-metadata-fetcher.ts";
 import { readTokenMetadata } from "../src/indexer/read-token-metadata.ts";
 import { createLogger } from "../src/logger.ts";
@@ -35,13 +36,13 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
   };
 
   /** Every item of a list, following next_page_params as a client would, with the page sizes seen. */
-  async function walk<T = Item>(path: string) {
+  async function walk<T = Item>(path: string, server = app) {
     const items: T[] = [];
     const sizes: number[] = [];
     let params: Record<string, unknown> | null = {};
     while (params) {
       const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
-      const response = await app.inject(`${path}${path.includes("?") ? "&" : "?"}${query}`);
+      const response = await server.inject(`${path}${path.includes("?") ? "&" : "?"}${query}`);
       expect(response.statusCode).toBe(200);
       const body: { items: T[]; next_page_params: Record<string, unknown> | null } = response.json();
       items.push(...body.items);
@@ -325,6 +326,73 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     for (const instance of collection.token_instances) {
       expect(instance.metadata).toMatchObject({ name: expect.any(String) });
       expect(instance.image_url).toMatch(/^data:image\/svg\+xml/);
+    }
+  });
+
+  it("points the ipfs:// media links of transferred instances at the public IPFS gateway", async () => {
+    const collectible = scenario.contracts.collectible.toLowerCase();
+    const transfer = only(
+      await test.db.query<{
+        block_number: number;
+        log_index: number;
+        hash: string;
+        from: string;
+        sender: string;
+        token_id: string;
+        metadata: unknown;
+        metadata_error: string | null;
+      }>(
+        `SELECT t.block_number::int AS block_number, t.log_index,
+           '0x' || encode(t.transaction_hash, 'hex') AS hash,
+           '0x' || encode(t.from_address, 'hex') AS "from", '0x' || encode(tx.from_address, 'hex') AS sender,
+           t.token_ids[1]::text AS token_id, i.metadata, i.metadata_error
+         FROM token_transfers t
+         JOIN transactions tx ON tx.hash = t.transaction_hash
+         JOIN token_instances i ON i.token_address = t.token_address AND i.token_id = t.token_ids[1]
+         WHERE t.token_address = $1 ORDER BY t.block_number DESC, t.log_index DESC LIMIT 1`,
+        [Buffer.from(collectible.slice(2), "hex")],
+      ),
+    );
+    // Sent as text: typed jsonb, the PostgreSQL driver would encode the JSON text once more, as a string.
+    const setMetadata = (metadata: unknown, error: string | null) =>
+      test.db.query(
+        `UPDATE token_instances SET metadata = $3::text::jsonb, metadata_error = $4
+         WHERE token_address = $1 AND token_id = $2::numeric`,
+        [
+          Buffer.from(collectible.slice(2), "hex"),
+          transfer.token_id,
+          metadata === null ? null : JSON.stringify(metadata),
+          error,
+        ],
+      );
+    const gatewayApp = await createApiServer({ db: test.db, ipfsPublicGateway: "https://cdn.test/ipfs" });
+    await setMetadata({ image: "ipfs://QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG/1.png" }, null);
+    try {
+      const isTransfer = (item: Item) =>
+        item.block_number === transfer.block_number && item.log_index === transfer.log_index;
+      const instances = [
+        ...(await walk("/api/v2/token-transfers?type=ERC-721", gatewayApp)).items,
+        ...(await walk(`/api/v2/addresses/${transfer.from}/token-transfers?token=${collectible}`, gatewayApp))
+          .items,
+        ...(
+          await walk<ListedTransaction>(`/api/v2/addresses/${transfer.sender}/transactions`, gatewayApp)
+        ).items
+          .filter((listed) => listed.hash === transfer.hash)
+          .flatMap((listed) => listed.token_transfers),
+      ]
+        .filter(isTransfer)
+        .map((item) => (item.total as { token_instance?: unknown }).token_instance);
+      expect(instances).toHaveLength(3);
+      for (const instance of instances) {
+        expect(instance).toMatchObject({
+          id: transfer.token_id,
+          image_url: "https://cdn.test/ipfs/QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG/1.png",
+          media_url: "ipfs://QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG/1.png",
+        });
+      }
+    } finally {
+      await setMetadata(transfer.metadata, transfer.metadata_error);
+      await gatewayApp.close();
     }
   });
 

@@ -14,6 +14,8 @@ export type ApiContext = {
   askInterpreter?: AskInterpreter;
   /** The native currency's symbol, as summaries name it. */
   nativeSymbol: string;
+  /** Gateway of the `ipfs://` media links token instances show. */
+  ipfsPublicGateway: string;
   /** The node's latest block as the indexer in this process last saw it; absent without an indexer. */
   nodeHead?: () => bigint | null;
   /** How old the database's newest block may be before health looks at the node's lead. */

@@ -11,6 +11,7 @@ import { createConcurrencyLimit } from "../concurrency-limit.ts";
 import { loadConfig } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { isDatabaseUnavailable } from "../db/unavailable.ts";
+import { defaultIpfsGateway } from "../indexer/fetch-token-metadata.ts";
 import type { Logger } from "../logger.ts";
 import { type Metrics, observeQueries } from "../metrics.ts";
 import { createInterpreterClient } from "./ask-interpreter.ts";
@@ -44,6 +45,11 @@ export type CreateApiServerParameters = {
   interpreterUrl?: string;
   /** The native currency's symbol (`ETH` when absent). */
   nativeSymbol?: string;
+  /**
+   * Gateway of the `ipfs://` media links token instances show (Blockscout's `IPFS_PUBLIC_GATEWAY_URL`):
+   * ipfs.io's when absent.
+   */
+  ipfsPublicGateway?: string;
   /** Metrics to record requests in and serve at `/metrics`; none when absent. */
   metrics?: Metrics;
   /** The node's latest block as this process's indexer last saw it, for `/api/health`. */
@@ -74,6 +80,7 @@ export async function createApiServer({
   protocols = actionProtocols(loadConfig({ env: {} })),
   interpreterUrl,
   nativeSymbol = "ETH",
+  ipfsPublicGateway = defaultIpfsGateway,
   metrics,
   nodeHead,
   healthyBlocksPeriodMs = 5 * 60_000,
@@ -176,6 +183,7 @@ export async function createApiServer({
     protocols,
     askInterpreter: interpreterUrl ? createInterpreterClient({ url: interpreterUrl }) : undefined,
     nativeSymbol,
+    ipfsPublicGateway,
     nodeHead,
     healthyBlocksPeriodMs,
     // Unbounded, every request under load interleaves its statements and rendering with all the others and

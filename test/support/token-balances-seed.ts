@@ -159,6 +159,15 @@ export async function seedTokenBalances(db: Database) {
       null,
     ],
     [erc1155, 102, null, "request failed: 404"],
-    [at(collections721, 0), 12, { name: "Twelve", image_url: "https://example.org/12.png" }, null],
+    [
+      at(collections721, 0),
+      12,
+      {
+        name: "Twelve",
+        image_url: "https://example.org/12.png",
+        animation_url: "ipfs://QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG/12.mp4",
+      },
+      null,
+    ],
   ]);
 }

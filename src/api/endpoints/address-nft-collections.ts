@@ -58,7 +58,7 @@ export const addressNftCollections = defineEndpoint<{
       "NFT collections of an address.",
     ),
   },
-  handler: async ({ db }, request) => {
+  handler: async ({ db, ipfsPublicGateway }, request) => {
     const address = lowerHex(request.params.address_hash_param);
     const query = request.query;
     // Blockscout keeps the NFT types of the list; none left (e.g. `ERC-20`) means every NFT type.
@@ -104,6 +104,7 @@ export const addressNftCollections = defineEndpoint<{
             holder: address,
             token: null,
             addresses,
+            ipfsPublicGateway,
           }),
         })),
       }),

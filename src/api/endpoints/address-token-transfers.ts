@@ -48,7 +48,7 @@ export const addressTokenTransfers = defineEndpoint<{
     response: listResponses("TokenTransfersPage", "A page of token transfers."),
   },
   components: tokenTransfersComponents,
-  handler: async ({ db }, request) => {
+  handler: async ({ db, ipfsPublicGateway }, request) => {
     const { query } = request;
     const types = readTokenTypes(query.type, tokenTypes);
     const rows = await listTokenTransfers(db, {
@@ -59,6 +59,6 @@ export const addressTokenTransfers = defineEndpoint<{
       cursor: tokenTransfersCursor(query),
       limit: pageSize + 1,
     });
-    return tokenTransfersPage(db, rows);
+    return tokenTransfersPage(db, rows, ipfsPublicGateway);
   },
 });

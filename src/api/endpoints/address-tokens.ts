@@ -85,7 +85,7 @@ export const addressTokens = defineEndpoint<{ Params: { address_hash_param: stri
       "Token balances of an address.",
     ),
   },
-  handler: async ({ db }, request, reply) => {
+  handler: async ({ db, ipfsPublicGateway }, request, reply) => {
     const address = lowerHex(request.params.address_hash_param);
     const query = request.query;
     const types = readTokenTypes(query.type, tokenTypes);
@@ -126,6 +126,7 @@ export const addressTokens = defineEndpoint<{ Params: { address_hash_param: stri
                   holder: address,
                   token: renderToken(token),
                   addresses,
+                  ipfsPublicGateway,
                 }),
           value: row.value,
         };

@@ -98,7 +98,7 @@ export const addressTransactions = defineEndpoint<{
     }),
     TransactionsPage: listPage("Transaction", "AddressTransactionsNextPageParams", "Transactions."),
   },
-  handler: async ({ db, chainHead, protocols }, request) => {
+  handler: async ({ db, chainHead, protocols, ipfsPublicGateway }, request) => {
     const address = lowerHex(request.params.address_hash_param);
     const query = request.query;
     // Blockscout sorts only when both are given; otherwise the default order holds.
@@ -154,7 +154,10 @@ export const addressTransactions = defineEndpoint<{
     const byTransaction = new Map<string, unknown[]>();
     for (const transfer of transfers) {
       const key = transactionKey(transfer.block_number, transfer.transaction_index);
-      byTransaction.set(key, [...(byTransaction.get(key) ?? []), renderTokenTransfer(transfer, addresses)]);
+      byTransaction.set(key, [
+        ...(byTransaction.get(key) ?? []),
+        renderTokenTransfer(transfer, addresses, ipfsPublicGateway),
+      ]);
     }
     return toPage(
       rows,

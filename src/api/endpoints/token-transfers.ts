@@ -41,13 +41,13 @@ export const tokenTransfers = defineEndpoint<{ Querystring: Query }>({
     response: listResponses("TokenTransfersPage", "A page of token transfers."),
   },
   components: tokenTransfersComponents,
-  handler: async ({ db }, request) => {
+  handler: async ({ db, ipfsPublicGateway }, request) => {
     const types = readTokenTypes(request.query.type, tokenTypes);
     const rows = await listTokenTransfers(db, {
       types,
       cursor: tokenTransfersCursor(request.query),
       limit: rowsForLimit(request.query.limit, pageSize),
     });
-    return tokenTransfersPage(db, rows);
+    return tokenTransfersPage(db, rows, ipfsPublicGateway);
   },
 });

@@ -57,12 +57,15 @@ export function tokenTransfersCursor(query: TokenTransfersCursorQuery): TokenTra
   };
 }
 
-/** The page of up to `pageSize + 1` transfer rows; inside a batch, the cursor resumes at its next id. */
-export async function tokenTransfersPage(db: Queryable, rows: TokenTransferRow[]) {
+/**
+ * The page of up to `pageSize + 1` transfer rows; inside a batch, the cursor resumes at its next id.
+ * `ipfsPublicGateway` is the gateway of the instances' `ipfs://` media links.
+ */
+export async function tokenTransfersPage(db: Queryable, rows: TokenTransferRow[], ipfsPublicGateway: string) {
   const addresses = await findAddresses(db, rows.flatMap(tokenTransferAddresses));
   return toPage(
     rows,
-    (row) => renderTokenTransfer(row, addresses),
+    (row) => renderTokenTransfer(row, addresses, ipfsPublicGateway),
     (last) => ({
       block_number: last.block_number,
       index: last.log_index,

@@ -129,8 +129,12 @@ const instanceProperties: Record<string, JsonSchema> = {
       'The decoded JSON metadata of the id (`data:`, `ipfs://` or `http(s)` token URI); `{"error": ...}` when fetching failed; null when not fetched.',
     examples: [{ name: "Sextant Demo Collectible #28", attributes: [{ value: 236, trait_type: "Hue" }] }],
   }),
-  image_url: orNull(string("Image URL from the metadata (`ipfs://` mapped to the gateway).")),
-  animation_url: orNull(string("Animation URL from the metadata.")),
+  image_url: orNull(
+    string(
+      "Image URL from the metadata (`ipfs://` mapped to the public gateway, `IPFS_PUBLIC_GATEWAY_URL`).",
+    ),
+  ),
+  animation_url: orNull(string("Animation URL from the metadata (`ipfs://` mapped as `image_url`).")),
   external_app_url: orNull(string("`external_url` from the metadata.")),
   media_url: orNull(string("The media reference as the metadata gives it: image first, then animation.")),
   media_type: alwaysNull("MIME type of the media."),

@@ -13,15 +13,27 @@ export function tokenTransferAddresses(row: TokenTransferRow): string[] {
 
 /**
  * Renders a token transfer (BSW token_transfer_view.ex): `type` says mint, burn, spawn or transfer;
- * `total` takes the shape of the token's type.
+ * `total` takes the shape of the token's type. `ipfsPublicGateway` is the gateway of the instance's
+ * `ipfs://` media links.
  */
-export function renderTokenTransfer(row: TokenTransferRow, addresses: FindAddressesReturnType) {
+export function renderTokenTransfer(
+  row: TokenTransferRow,
+  addresses: FindAddressesReturnType,
+  ipfsPublicGateway: string,
+) {
   const token = renderToken(transferToken(row));
   const decimals = token?.decimals ?? null;
   const instance =
     row.token_id === null
       ? null
-      : renderTokenInstance({ id: row.token_id, instance: row, holder: null, token, addresses });
+      : renderTokenInstance({
+          id: row.token_id,
+          instance: row,
+          holder: null,
+          token,
+          addresses,
+          ipfsPublicGateway,
+        });
   const total =
     row.token_type === "ERC-20"
       ? { decimals, value: row.amount }

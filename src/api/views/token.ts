@@ -83,13 +83,16 @@ export type RenderTokenInstanceParameters = {
   holder: string | null;
   token: TokenView | null;
   addresses: FindAddressesReturnType;
+  /** Gateway the `ipfs://` media links are shown through (`ApiContext.ipfsPublicGateway`). */
+  ipfsPublicGateway: string;
 };
 
 /**
  * Renders a token instance (BSW token_view.ex `prepare_token_instance`). The owner is the holder when the
  * id is unique (one unit, one holder), else null. Metadata that could not be fetched renders as null;
  * the URLs are read from the metadata as Blockscout does (`image_url`/`image`/`properties.image`,
- * `animation_url`, `external_url`; `ipfs://` and `ar://` become gateway URLs).
+ * `animation_url`, `external_url`; `ipfs://` and `ar://` become gateway URLs, `ipfs://` through
+ * `ipfsPublicGateway`).
  */
 export function renderTokenInstance({
   id,
@@ -97,12 +100,13 @@ export function renderTokenInstance({
   holder,
   token,
   addresses,
+  ipfsPublicGateway,
 }: RenderTokenInstanceParameters): TokenInstanceView {
   const stored = instance.has_instance && isObject(instance.metadata) ? instance.metadata : null;
   // A recorded failure shows as Blockscout shows it: `{"error": ...}` in place of the metadata.
   const metadata =
     stored ?? (instance.has_instance && instance.metadata_error ? { error: instance.metadata_error } : null);
-  const media = mediaUrls(stored);
+  const media = mediaUrls(stored, { ipfsGateway: ipfsPublicGateway });
   return {
     id,
     is_unique: instance.is_unique,
