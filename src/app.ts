@@ -154,6 +154,7 @@ export async function serve({
     protocols: actionProtocols(config),
     interpreterUrl: config.interpreterUrl,
     nativeSymbol: config.coin,
+    ipfsPublicGateway: config.ipfsPublicGateway,
     pageCacheBytes: config.pageCacheMb * 1024 * 1024,
     concurrency: config.apiConcurrency,
   });

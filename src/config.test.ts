@@ -24,3 +24,36 @@ describe("loadConfig: the hosts token URIs may reach", () => {
     );
   });
 });
+
+describe("loadConfig: the IPFS gateways", () => {
+  it("takes the public gateway apart from the one metadata is fetched through, ipfs.io's by default", () => {
+    expect(loadConfig({ env: {} })).toMatchObject({
+      ipfsGateway: "https://ipfs.io/ipfs/",
+      ipfsPublicGateway: "https://ipfs.io/ipfs/",
+    });
+    const fromEnv = loadConfig({
+      env: {
+        IPFS_GATEWAY_URL: "http://10.0.0.5:8080/ipfs",
+        IPFS_PUBLIC_GATEWAY_URL: "https://cdn.test/ipfs",
+      },
+    });
+    expect(fromEnv).toMatchObject({
+      ipfsGateway: "http://10.0.0.5:8080/ipfs",
+      ipfsPublicGateway: "https://cdn.test/ipfs",
+    });
+    const fromFlag = loadConfig({
+      env: { IPFS_PUBLIC_GATEWAY_URL: "https://cdn.test/ipfs" },
+      flags: { "ipfs-public-gateway": "https://other.test/ipfs/" },
+    });
+    expect(fromFlag.ipfsPublicGateway).toBe("https://other.test/ipfs/");
+  });
+
+  it("refuses a public gateway that is not an http(s) URL, naming it", () => {
+    expect(() => loadConfig({ env: { IPFS_PUBLIC_GATEWAY_URL: "ipfs.io/ipfs" } })).toThrow(
+      new ConfigError('IPFS_PUBLIC_GATEWAY_URL must be a URL, got "ipfs.io/ipfs"'),
+    );
+    expect(() => loadConfig({ flags: { "ipfs-public-gateway": "ftp://ipfs.test/" } })).toThrow(
+      new ConfigError('--ipfs-public-gateway must use http: or https:, got "ftp://ipfs.test/"'),
+    );
+  });
+});

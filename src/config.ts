@@ -46,6 +46,12 @@ export type Config = {
   pollIntervalMs: number;
   /** Gateway for `ipfs://` token URIs (`IPFS_GATEWAY_URL`, `--ipfs-gateway`). */
   ipfsGateway: string;
+  /**
+   * Gateway the API's `ipfs://` media links (`image_url`, `animation_url`) point at, for browsers to load
+   * (Blockscout's `IPFS_PUBLIC_GATEWAY_URL`, `--ipfs-public-gateway`): the one metadata is fetched through
+   * may be private to the indexer's network, or paid for per request.
+   */
+  ipfsPublicGateway: string;
   /** Source of internal transactions (`SEXTANT_TRACER`, `--tracer`): auto, callTracer, parity or none. */
   tracer: "auto" | "callTracer" | "parity" | "none";
   /**
@@ -251,6 +257,11 @@ const fields: Record<keyof Config, Field> = {
   rpcTimeoutMs: { env: "ETHEREUM_JSONRPC_HTTP_TIMEOUT", flag: "rpc-timeout", parse: integer(100, 600_000) },
   pollIntervalMs: { env: "SEXTANT_POLL_INTERVAL", flag: "poll-interval", parse: integer(10, 600_000) },
   ipfsGateway: { env: "IPFS_GATEWAY_URL", flag: "ipfs-gateway", parse: url(["http:", "https:"]) },
+  ipfsPublicGateway: {
+    env: "IPFS_PUBLIC_GATEWAY_URL",
+    flag: "ipfs-public-gateway",
+    parse: url(["http:", "https:"]),
+  },
   tracer: {
     env: "SEXTANT_TRACER",
     flag: "tracer",
@@ -415,6 +426,7 @@ const defaults: Config = {
   rpcTimeoutMs: 30_000,
   pollIntervalMs: 1_000,
   ipfsGateway: defaultIpfsGateway,
+  ipfsPublicGateway: defaultIpfsGateway,
   tracer: "auto",
   maxReorgDepth: 128,
   compactIndexesAfter: defaultCompactIndexesAfter,
