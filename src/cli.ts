@@ -1,7 +1,13 @@
-import { parseArgs } from "node:util";
 import { isAddress } from "viem";
 import { createChainIndexer, openStore, serve } from "./app.ts";
-import { type Config, ConfigError, configOptions, loadConfig } from "./config.ts";
+import {
+  type CommandLine,
+  type Config,
+  ConfigError,
+  configOptions,
+  loadConfig,
+  parseCommandLine,
+} from "./config.ts";
 import { compactIndexes } from "./db/compact-indexes.ts";
 import { AbiImportIncompleteError, importAbis } from "./db/import-abis.ts";
 import { isUserError } from "./errors.ts";
@@ -157,28 +163,25 @@ const commands = {
   },
 } satisfies Record<string, Command>;
 
+/** A user's error as its one line and exit code 2; any other error is thrown on. */
+function refuse(error: unknown): number {
+  if (!isUserError(error)) throw error;
+  process.stderr.write(`sextant: ${error.shortMessage}\n`);
+  return 2;
+}
+
 async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: false,
-    options: {
-      help: { type: "boolean", short: "h" },
-      address: { type: "string" },
-      ...Object.fromEntries(configOptions.map(({ flag }) => [flag, { type: "string" as const }])),
-    },
-  });
-  const known = new Set(configOptions.map(({ flag }) => flag));
-  if (positionals[0] === "abi") known.add("address");
-  const unknownFlag = Object.keys(values).find((flag) => flag !== "help" && !known.has(flag));
-  if (unknownFlag) {
-    process.stderr.write(`sextant: unknown option --${unknownFlag}\n`);
-    return 2;
+  let commandLine: CommandLine;
+  try {
+    commandLine = parseCommandLine(argv);
+  } catch (error) {
+    return refuse(error);
   }
+  const { positionals, flags, address, help } = commandLine;
   const [name, ...extra] = positionals;
-  if (values.help || !name) {
+  if (help || !name) {
     process.stdout.write(usage);
-    return name || values.help ? 0 : 2;
+    return name || help ? 0 : 2;
   }
   // Own keys only: a command named `constructor` must not find Object's members.
   const command: Command | undefined = Object.hasOwn(commands, name)
@@ -188,21 +191,11 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`sextant: unknown command "${[name, ...extra].join(" ")}"\n\n${usage}`);
     return 2;
   }
-  const { help: _help, address, ...flags } = values;
   let config: Config;
   try {
-    for (const [flag, value] of Object.entries(flags)) {
-      if (typeof value !== "string") throw new ConfigError(`--${flag} needs a value`);
-    }
-    if (address !== undefined && typeof address !== "string")
-      throw new ConfigError("--address needs a value");
-    config = loadConfig({ flags: flags as Record<string, string> });
+    config = loadConfig({ flags });
   } catch (error) {
-    if (isUserError(error)) {
-      process.stderr.write(`sextant: ${error.shortMessage}\n`);
-      return 2;
-    }
-    throw error;
+    return refuse(error);
   }
   const logger = createLogger(config.logLevel);
   const controller = new AbortController();
@@ -215,7 +208,7 @@ async function main(argv: string[]): Promise<number> {
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
   try {
-    await command(config, logger, controller.signal, { args: extra, address: address as string | undefined });
+    await command(config, logger, controller.signal, { args: extra, address });
     if (controller.signal.aborted) logger.info("stopped");
     return 0;
   } catch (error) {

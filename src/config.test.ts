@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError, configOptions, loadConfig, parseCommandLine } from "./config.ts";
 
 describe("loadConfig: the hosts token URIs may reach", () => {
   it("keeps token URIs from reserved addresses unless told otherwise, and takes further CIDR ranges", () => {
@@ -55,5 +55,34 @@ describe("loadConfig: the IPFS gateways", () => {
     expect(() => loadConfig({ flags: { "ipfs-public-gateway": "ftp://ipfs.test/" } })).toThrow(
       new ConfigError('--ipfs-public-gateway must use http: or https:, got "ftp://ipfs.test/"'),
     );
+  });
+});
+
+describe("parseCommandLine", () => {
+  it("takes every flag as --name value and as --name=value", () => {
+    for (const { flag } of configOptions) {
+      expect(parseCommandLine(["serve", `--${flag}`, "v"]).flags).toEqual({ [flag]: "v" });
+      expect(parseCommandLine(["serve", `--${flag}=v=w`]).flags).toEqual({ [flag]: "v=w" });
+    }
+    const line = parseCommandLine(["abi", "import", "abi.json", "--address=0x01", "--port=8080", "-h"]);
+    expect(line).toEqual({
+      positionals: ["abi", "import", "abi.json"],
+      flags: { port: "8080" },
+      address: "0x01",
+      help: true,
+    });
+    expect(loadConfig({ env: {}, flags: line.flags }).port).toBe(8080);
+  });
+
+  it.each([
+    [["serve", "-p", "5"], "unknown option -p"],
+    [["serve", "-port", "5"], "unknown option -port"],
+    [["serve", "-p=5"], "unknown option -p"],
+    [["serve", "--prot=5"], "unknown option --prot"],
+    [["serve", "--address", "0x01"], "unknown option --address"],
+    [["serve", "--port"], "--port needs a value"],
+    [["abi", "import", "abi.json", "--address"], "--address needs a value"],
+  ])("refuses %j, naming the option as it was written", (argv, message) => {
+    expect(() => parseCommandLine(argv)).toThrow(new ConfigError(message));
   });
 });

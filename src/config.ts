@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { parseArgs } from "node:util";
 import { type Address, getAddress } from "viem";
 import { entryPoint06Address, entryPoint07Address, entryPoint08Address } from "viem/account-abstraction";
 import type { RateLimitParameters } from "./api/rate-limit.ts";
@@ -487,6 +488,55 @@ export function loadConfig({ env = process.env, flags = {} }: LoadConfigParamete
 
 /** The flags `loadConfig` understands, with their environment names, for `--help`. */
 export const configOptions = Object.values(fields).map(({ env, flag }) => ({ env, flag }));
+
+export type CommandLine = {
+  /** The command's name and the words after it (`abi import <path>`). */
+  positionals: string[];
+  /** The configuration's flags by name, for {@link loadConfig}. */
+  flags: Record<string, string>;
+  /** `abi import`'s `--address`. */
+  address?: string;
+  /** `--help` or `-h` was given. */
+  help: boolean;
+};
+
+/**
+ * Splits the CLI's arguments into words and flags, each flag's value given as `--name value` or
+ * `--name=value`.
+ * @throws {ConfigError} naming, as it was written, an option Sextant does not have (`-p` is not `--port`),
+ * or a flag given no value.
+ */
+export function parseCommandLine(argv: string[]): CommandLine {
+  const { positionals, tokens } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    // Not strict: the unknown options are refused below with a message of ours.
+    strict: false,
+    tokens: true,
+    options: {
+      help: { type: "boolean", short: "h" },
+      address: { type: "string" },
+      ...Object.fromEntries(configOptions.map(({ flag }) => [flag, { type: "string" as const }])),
+    },
+  });
+  const known = new Set(configOptions.map(({ flag }) => flag));
+  if (positionals[0] === "abi") known.add("address");
+  const commandLine: CommandLine = { positionals, flags: {}, help: false };
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    if (token.name === "help") {
+      commandLine.help = true;
+      continue;
+    }
+    // The word as written, without a value: parseArgs splits `-port` into -p, -o, -r and -t.
+    const written = (argv[token.index] ?? token.rawName).split("=")[0];
+    if (!known.has(token.name)) throw new ConfigError(`unknown option ${written}`);
+    if (token.value === undefined) throw new ConfigError(`${written} needs a value`);
+    if (token.name === "address") commandLine.address = token.value;
+    else commandLine.flags[token.name] = token.value;
+  }
+  return commandLine;
+}
 
 /** The API rate limits the configuration sets, in the shape the API server takes; none when disabled. */
 export function rateLimitsOf(config: Config): RateLimitParameters {
