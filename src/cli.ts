@@ -1,3 +1,4 @@
+import type { FastifyInstance } from "fastify";
 import { isAddress } from "viem";
 import { createChainIndexer, openStore, serve } from "./app.ts";
 import {
@@ -42,15 +43,9 @@ function requireRpc(config: Config): Config & { rpcUrl: string } {
   return config as Config & { rpcUrl: string };
 }
 
-/** Logs where the API answers, once it listens. */
-function logServing(config: Config, logger: Logger): void {
-  logger.info(
-    {
-      url: `http://${config.host}:${config.port}/api/v2`,
-      docs: `http://${config.host}:${config.port}/docs`,
-    },
-    "serving",
-  );
+/** Logs where the API answers, once it listens: at the port bound, which the system picks for port 0. */
+function logServing(app: FastifyInstance, logger: Logger): void {
+  logger.info({ url: `${app.listeningOrigin}/api/v2`, docs: `${app.listeningOrigin}/docs` }, "serving");
 }
 
 /** Prepares the indexer, then runs it, its progress on the terminal, until it stops or fails. */
@@ -77,7 +72,7 @@ const commands = {
       // The API serves what is stored while the indexer waits for a node that is away: a health check
       // that finds no API would restart a process that is only waiting.
       const app = await serve({ config, db, logger, metrics, indexer });
-      logServing(config, logger);
+      logServing(app, logger);
       try {
         await prepareAndRun(indexer, signal);
       } finally {
@@ -106,7 +101,7 @@ const commands = {
     const db = await openStore({ config, logger });
     try {
       const app = await serve({ config, db, logger, metrics: createMetrics() });
-      logServing(config, logger);
+      logServing(app, logger);
       await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
       await app.close();
     } finally {

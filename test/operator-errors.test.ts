@@ -84,11 +84,11 @@ describe("what an operator gets wrong at start", () => {
     );
   });
 
-  it("a second process on the same PGlite folder is refused with one line; a killed holder's lock is taken over", async () => {
+  it("a second process on the same PGlite folder is refused with one line; a killed holder's lock is taken over; the first logs the port the system gave it", async () => {
     const dir = dataDir();
     const first = spawn(
       process.execPath,
-      [cli, "serve", "--data-dir", dir, "--port", "0", "--log-level", "info"],
+      [cli, "serve", "--data-dir", dir, "--port=0", "--log-level", "info"],
       { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, DATABASE_URL: "" } },
     );
     children.push(first);
@@ -98,11 +98,15 @@ describe("what an operator gets wrong at start", () => {
     });
     await until(
       () => `the first process serving:\n${log}`,
-      async () => log.includes('"msg":"serving"'),
+      async () => log.includes('"msg":"serving"}\n'),
       {
         timeoutMs: 60_000,
       },
     );
+    // Where the system put port 0, not ":0".
+    const serving = JSON.parse(log.split("\n").find((line) => line.includes('"msg":"serving"')) ?? "");
+    expect(serving.url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/api\/v2$/);
+    expect((await fetch(serving.docs)).status).toBe(200);
     const second = run("migrate", "--data-dir", dir);
     expect(second.status).toBe(2);
     expect(second.stderr).toBe(

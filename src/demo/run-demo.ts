@@ -102,7 +102,7 @@ async function runDemoIn(demoDir: string, { config, logger, signal }: RunDemoPar
     const indexed = await indexer.catchUp(undefined, signal).finally(stopProgress);
     logger.info({ indexed: Number(indexed), ms: Date.now() - started }, "demo chain indexed");
     const app = await serve({ config: chainConfig, db, logger, metrics, indexer });
-    process.stdout.write(exampleUrls(`http://${config.host}:${config.port}/api/v2`, scenario));
+    process.stdout.write(exampleUrls(`${app.listeningOrigin}/api/v2`, scenario));
     try {
       await indexer.run(signal);
     } finally {
