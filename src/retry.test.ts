@@ -79,6 +79,17 @@ describe("retry", () => {
     expect(task.seen).toEqual([0, 1]);
   });
 
+  it("gives up with the last error once `withinMs` has passed, however many tries that was", async () => {
+    const errors = Array.from({ length: 1_000 }, lostConnection);
+    const task = failing(...errors);
+    const startedAt = Date.now();
+    const thrown = await retry(task, { withinMs: 50, delayMs: 10, maxDelayMs: 10 }).catch((error) => error);
+    expect(thrown).toBe(errors[task.seen.length - 1]);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(50);
+    expect(task.seen.length).toBeGreaterThan(1);
+    expect(task.seen.length).toBeLessThan(20);
+  });
+
   it("stops waiting when the signal fires, with its reason", async () => {
     const controller = new AbortController();
     const task = failing(new RpcTransportError("cannot reach the node"));

@@ -6,6 +6,8 @@ export type RetryParameters = {
   signal?: AbortSignal;
   /** Tries in all, the first included; by default the task is tried until it succeeds or fails for good. */
   attempts?: number;
+  /** A failure once this long has passed since the first try is thrown, not retried, however long each try takes. */
+  withinMs?: number;
   /** Wait after the first failure; it doubles after each further one, up to `maxDelayMs`. */
   delayMs?: number;
   maxDelayMs?: number;
@@ -18,7 +20,7 @@ export type RetryParameters = {
 /**
  * Runs `task` until it succeeds, waiting longer after each failure that can pass — the errors say so
  * themselves, and a lost database connection counts like a node that is away (see {@link isRetryable}).
- * Any other error is thrown at once, the last one once `attempts` are spent. Each wait is jittered, and never shorter than an error's
+ * Any other error is thrown at once, the last one once `attempts` are spent or `withinMs` has passed. Each wait is jittered, and never shorter than an error's
  * `retryAfterMs` (a rate limit's `Retry-After`), so
  * callers that failed together do not all come back at the same moment. `task` is told how many times it
  * failed before, so it can pick up where a failure may have left things.
@@ -31,12 +33,14 @@ export async function retry<T>(
   {
     signal,
     attempts = Number.POSITIVE_INFINITY,
+    withinMs = Number.POSITIVE_INFINITY,
     delayMs = 200,
     maxDelayMs = 10_000,
     onRetry,
     onRecovered,
   }: RetryParameters = {},
 ): Promise<T> {
+  const startedAt = Date.now();
   for (let failures = 0; ; ) {
     signal?.throwIfAborted();
     try {
@@ -46,7 +50,7 @@ export async function retry<T>(
     } catch (error) {
       // A failure caused by stopping, or one during it, is not reported as a fault.
       signal?.throwIfAborted();
-      if (!isRetryable(error) || failures + 1 >= attempts) throw error;
+      if (!isRetryable(error) || failures + 1 >= attempts || Date.now() - startedAt >= withinMs) throw error;
       failures++;
       onRetry?.(error, failures);
       const delay = delayMs * 2 ** (failures - 1);

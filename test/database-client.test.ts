@@ -1,3 +1,4 @@
+import { connect, createServer } from "node:net";
 import postgres from "postgres";
 import { describe, expect, it } from "vitest";
 import { type Database, openDatabase, type Queryable } from "../src/db/client.ts";
@@ -6,6 +7,7 @@ import { isDatabaseUnavailable } from "../src/db/unavailable.ts";
 import { required } from "../src/required.ts";
 import { createTestDatabase, databaseKinds, postgresKinds } from "./support/databases.ts";
 import { only } from "./support/elements.ts";
+import { freePort } from "./support/free-port.ts";
 import { until } from "./support/until.ts";
 
 // A page's time must not depend on the planner's estimates: JIT compilation once cost 0.6 s on a
@@ -285,6 +287,34 @@ describe.each(postgresKinds)("a URL naming several hosts on %s", (kind) => {
     } finally {
       await db.close();
       await test.drop();
+    }
+  });
+});
+
+// A database container started beside Sextant accepts connections a few seconds after Sextant starts.
+describe.each(postgresKinds)("a server that listens only a moment after it is opened on %s", () => {
+  it("is waited for", async () => {
+    const server = new URL(required(process.env.DATABASE_URL, "DATABASE_URL"));
+    const forwarder = createServer((client) => {
+      const upstream = connect(Number(server.port || 5432), server.hostname);
+      client.pipe(upstream).pipe(client);
+      client.on("error", () => upstream.destroy());
+      upstream.on("error", () => client.destroy());
+    });
+    const port = await freePort();
+    const listening = setTimeout(() => forwarder.listen(port, "127.0.0.1"), 1_000);
+    const url = new URL(server);
+    url.host = `127.0.0.1:${port}`;
+    try {
+      const db = await openDatabase({ databaseUrl: url.toString() });
+      try {
+        expect(await db.query("SELECT 1 AS one")).toEqual([{ one: 1 }]);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      clearTimeout(listening);
+      forwarder.close();
     }
   });
 });

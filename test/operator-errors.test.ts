@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { postgresKinds } from "./support/databases.ts";
+import { freePort } from "./support/free-port.ts";
 import { until } from "./support/until.ts";
 
 const cli = join(import.meta.dirname, "../bin/sextant.js");
@@ -71,6 +72,25 @@ describe("what an operator gets wrong at start", () => {
     expect(result.stderr).toBe(
       "sextant: cannot serve on 192.0.2.1:0: the host is not an address of this machine (set --port/PORT or --host/SEXTANT_HOST)\n",
     );
+  });
+
+  it("a PostgreSQL server that cannot be reached stops with one line naming it, after a few seconds' tries, and exit code 2", async () => {
+    const port = await freePort();
+    const startedAt = Date.now();
+    const result = run(
+      "start",
+      "--rpc",
+      "http://127.0.0.1:1",
+      "--database",
+      `postgres://postgres:secret@127.0.0.1:${port}/postgres`,
+      "--log-level",
+      "warn",
+    );
+    expect(result.stderr).toBe(
+      `sextant: cannot reach PostgreSQL at 127.0.0.1:${port} (ECONNREFUSED) within 5 s: start it, or fix the host or port in the database URL\n`,
+    );
+    expect(result.status).toBe(2);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(5_000);
   });
 
   it("a data directory that cannot be written stops with one line and exit code 2", () => {

@@ -6,6 +6,8 @@ import { pipeline } from "node:stream/promises";
 import { PGlite, types } from "@electric-sql/pglite";
 import postgres from "postgres";
 import { BaseError } from "../errors.ts";
+import { retry } from "../retry.ts";
+import { isDatabaseUnavailable } from "./unavailable.ts";
 
 /** How a statement is run. */
 export type QueryOptions = {
@@ -67,8 +69,8 @@ const int8AsNumber = (value: string) => Number(value);
 
 /**
  * A database that cannot be opened for a reason the operator fixes (a data directory that cannot be
- * written, a PGlite database another process holds, a PostgreSQL database or role that does not exist):
- * the CLI prints its one line and exits with code 2.
+ * written, a PGlite database another process holds, a PostgreSQL server that cannot be reached, a database
+ * or role that does not exist): the CLI prints its one line and exits with code 2.
  */
 export class DatabaseSetupError extends BaseError {
   override name = "DatabaseSetupError";
@@ -179,17 +181,34 @@ async function openPglite(path: string, unlock: () => void): Promise<Database> {
 }
 
 /**
- * PostgreSQL's refusals that configuration fixes, as one line naming the server: a database that does not
- * exist (3D000), a role that does not exist or that `pg_hba.conf` does not admit (28000), a wrong password
- * (28P01). Anything else (an unreachable server among them) is left as it is.
+ * How long a PostgreSQL server that cannot be reached when a database is opened is tried again: a
+ * database container started beside Sextant takes a few seconds to accept connections, and a wrong host
+ * or port must not keep an operator waiting long. Once open, an outage is waited out however long it lasts.
+ */
+const reachWithinMs = 5_000;
+
+/**
+ * What stops a PostgreSQL database from being opened, as one line naming the server (its host and port,
+ * never the URL's password): a server that cannot be reached (after {@link reachWithinMs}), a database that
+ * does not exist (3D000), a role that does not exist or that `pg_hba.conf` does not admit (28000), a wrong
+ * password (28P01). Anything else is left as it is.
  */
 function setupErrorOf(
   error: unknown,
   { host, port, database }: { host: string[]; port: number[]; database: string },
 ): DatabaseSetupError | undefined {
   const { code, message } = error as { code?: unknown; message?: unknown };
-  if (code !== "3D000" && code !== "28000" && code !== "28P01") return undefined;
   const server = host.map((name, index) => `${name}:${port[index] ?? port[0]}`).join(",");
+  if (isDatabaseUnavailable(error)) {
+    // The server's own words when it answered (starting up, too many clients); otherwise the driver's or
+    // Node's code, as its message only repeats the address.
+    const reason = error instanceof postgres.PostgresError ? message : code;
+    return new DatabaseSetupError(
+      `cannot reach PostgreSQL at ${server} (${String(reason)}) within ${reachWithinMs / 1000} s: start it, or fix the host or port in the database URL`,
+      { cause: error },
+    );
+  }
+  if (code !== "3D000" && code !== "28000" && code !== "28P01") return undefined;
   const hint =
     code === "3D000"
       ? `create it (CREATE DATABASE ${database}) or fix the database URL`
@@ -287,7 +306,7 @@ async function openPostgres(databaseUrl: string): Promise<Database> {
   // `socket` is a documented option of postgres.js that its types leave out.
   const sql = postgres(url, options as typeof options & postgres.Options<never>);
   try {
-    await sql`select 1`;
+    await retry(() => sql`select 1`, { withinMs: reachWithinMs, delayMs: 250, maxDelayMs: 500 });
   } catch (error) {
     // Not left open: its connections would keep the process alive after it reported the failure.
     await sql.end({ timeout: 0 });
