@@ -90,21 +90,17 @@ export function createChainIndexer({
   return {
     ...indexer,
     async run(signal) {
-      const both = new AbortController();
-      const stop = () => both.abort(signal.reason);
-      signal.addEventListener("abort", stop, { once: true });
-      try {
-        await Promise.all(
-          [indexer.run(both.signal), metadata.run(both.signal), abis.run(both.signal)].map((task) =>
-            task.catch((error) => {
-              both.abort(error);
-              throw error;
-            }),
-          ),
-        );
-      } finally {
-        signal.removeEventListener("abort", stop);
-      }
+      // One task's failure stops the others, as a stop does; a stop asked for before this call counts too.
+      const failed = new AbortController();
+      const both = AbortSignal.any([signal, failed.signal]);
+      await Promise.all(
+        [indexer.run(both), metadata.run(both), abis.run(both)].map((task) =>
+          task.catch((error) => {
+            failed.abort(error);
+            throw error;
+          }),
+        ),
+      );
     },
   };
 }

@@ -16,6 +16,7 @@ import type { Indexer } from "./indexer/create-indexer.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
 import { progressOnTerminal } from "./progress.ts";
+import { untilAborted } from "./sleep.ts";
 
 const usage = `Usage: sextant <command> [options]
 
@@ -102,7 +103,7 @@ const commands = {
     try {
       const app = await serve({ config, db, logger, metrics: createMetrics() });
       logServing(app, logger);
-      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      await untilAborted(signal);
       await app.close();
     } finally {
       await db.close();

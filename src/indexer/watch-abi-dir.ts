@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import type { Queryable } from "../db/client.ts";
 import { abiFilesIn, type ImportAbisReturnType, importAbis } from "../db/import-abis.ts";
 import type { Logger } from "../logger.ts";
+import { untilAborted } from "../sleep.ts";
 
 export type CreateAbiDirWatcherParameters = {
   db: Queryable;
@@ -87,8 +88,7 @@ export function createAbiDirWatcher({
       }
       watcher.on("error", (error) => log.warn({ err: error }, "watching the ABI folder failed"));
       await importAndLog(folder);
-      if (!signal.aborted)
-        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      await untilAborted(signal);
       clearTimeout(timer);
       watcher.close();
       await importing;
