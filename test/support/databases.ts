@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
+import { inject } from "vitest";
 import { type Database, openDatabase } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { type TableDefinition, tables } from "../../src/db/tables.ts";
@@ -30,6 +31,8 @@ export type TestDatabase = {
 export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   if (kind === "pglite") {
     const dataDir = mkdtempSync(join(tmpdir(), "sextant-test-"));
+    // A copy of the migrated template the global setup made: a new PGlite cluster takes seconds to create.
+    cpSync(inject("pgliteTemplate"), join(dataDir, "pglite"), { recursive: true });
     const db = await openDatabase({ dataDir });
     await migrate(db);
     return {
