@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { createTestDatabase, postgresKinds } from "../../test/support/databases.ts";
-import { openDatabase } from "./client.ts";
+import { DatabaseSetupError, openDatabase } from "./client.ts";
 import { isDatabaseUnavailable } from "./unavailable.ts";
 
 /** What opening `databaseUrl` fails with. */
@@ -14,10 +14,13 @@ async function openingError(databaseUrl: string): Promise<unknown> {
 
 describe("a database that cannot be dialled now", () => {
   it("is unavailable, not broken: a Unix socket absent while its server restarts, a name that does not resolve", async () => {
-    const errors = [
-      await openingError("postgres://postgres@localhost/sextant?host=/tmp/sextant-no-such-socket-directory"),
-      await openingError("postgres://postgres@sextant-no-such-host.invalid:5432/sextant"),
-    ];
+    // Opening tries for a few seconds, then reports the server it could not reach, the driver's error its cause.
+    const reports = await Promise.all([
+      openingError("postgres://postgres@localhost/sextant?host=/tmp/sextant-no-such-socket-directory"),
+      openingError("postgres://postgres@sextant-no-such-host.invalid:5432/sextant"),
+    ]);
+    for (const report of reports) expect(report).toBeInstanceOf(DatabaseSetupError);
+    const errors = reports.map((report) => (report as DatabaseSetupError).cause);
     // A machine whose resolver cannot be reached answers EAI_AGAIN for the name instead.
     const codes = errors.map((error) => (error as { code?: string }).code);
     expect(codes[0]).toBe("ENOENT");
