@@ -135,8 +135,9 @@ export async function serve({
   metrics,
   indexer,
 }: ServeParameters): Promise<FastifyInstance> {
+  // A replica away at start is read once it answers; until then the API reads the primary.
   const replica = config.readDatabaseUrl
-    ? await openDatabase({ databaseUrl: config.readDatabaseUrl })
+    ? await openDatabase({ databaseUrl: config.readDatabaseUrl, mayBeAway: true })
     : undefined;
   const app = await createApiServer({
     db,

@@ -2,12 +2,17 @@ import type { FastifyInstance } from "fastify";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
+import { serve } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
 import { type Database, openDatabase } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createIndexer, type Indexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
+import { required } from "../src/required.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { eth_blockNumber } from "../src/rpc/eth_blockNumber.ts";
+import { createTestDatabase, postgresKinds } from "./support/databases.ts";
+import { freePort } from "./support/free-port.ts";
 import {
   type PostgresCluster,
   startPostgresCluster,
@@ -121,5 +126,29 @@ describe("API reads from a streaming replica (postgres)", () => {
     const answer = await patient.inject("/api/v2/token-transfers");
     expect(answer.statusCode).toBe(200);
     expect(await dbHeadOf(patient)).toBe(head);
+  });
+});
+
+describe.each(postgresKinds)("a replica away when the API starts (%s)", (kind) => {
+  it("is passed over: the API starts and reads the primary", async () => {
+    const primary = await createTestDatabase(kind);
+    const config = loadConfig({
+      env: {},
+      flags: {
+        database: required(primary.url, "the test database's URL"),
+        "read-database": `postgres://postgres@127.0.0.1:${await freePort()}/sextant`,
+        port: "0",
+        "log-level": "silent",
+      },
+    });
+    const app = await serve({ config, db: primary.db, logger: createLogger("silent") });
+    try {
+      const transfers = await app.inject("/api/v2/token-transfers");
+      expect(transfers.statusCode).toBe(200);
+      expect(transfers.json().items).toEqual([]);
+    } finally {
+      await app.close();
+      await primary.drop();
+    }
   });
 });

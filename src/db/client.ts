@@ -61,6 +61,12 @@ export type OpenDatabaseParameters = {
   /** A `postgres://` URL; without one, PGlite stores its files in `dataDir`. */
   databaseUrl?: string;
   dataDir?: string;
+  /**
+   * A PostgreSQL server that cannot be reached now is no error: the database is returned at once and its
+   * statements fail as unavailable until the server answers (a read replica, which the API passes over
+   * meanwhile). A server that answers with a refusal (no such database or role) still fails the opening.
+   */
+  mayBeAway?: boolean;
 };
 
 // Both drivers are made to agree: int8 as a JS number (block numbers and counts fit), numeric as a
@@ -81,8 +87,12 @@ export class DatabaseSetupError extends BaseError {
 const unusableDirectoryCodes = new Set(["EACCES", "EPERM", "ENOTDIR", "EROFS", "EEXIST", "ENOSPC", "ELOOP"]);
 
 /** Opens PostgreSQL when a URL is given, else the embedded PGlite database. */
-export async function openDatabase({ databaseUrl, dataDir }: OpenDatabaseParameters): Promise<Database> {
-  if (databaseUrl) return openPostgres(databaseUrl);
+export async function openDatabase({
+  databaseUrl,
+  dataDir,
+  mayBeAway = false,
+}: OpenDatabaseParameters): Promise<Database> {
+  if (databaseUrl) return openPostgres(databaseUrl, mayBeAway);
   if (!dataDir) throw new Error("openDatabase needs a databaseUrl, or a dataDir for PGlite");
   const path = join(dataDir, "pglite");
   let unlock: () => void;
@@ -273,7 +283,7 @@ function takeHostParameter(databaseUrl: string): { url: string; host?: string } 
   return { url: databaseUrl.slice(0, start) + (rest ? `?${rest}` : ""), host };
 }
 
-async function openPostgres(databaseUrl: string): Promise<Database> {
+async function openPostgres(databaseUrl: string, mayBeAway: boolean): Promise<Database> {
   const { url, host: hostParameter } = takeHostParameter(databaseUrl);
   const named = hostParameter === undefined ? {} : { host: hostParameter };
   // Parsed by the driver without connecting: which server the URL names.
@@ -306,11 +316,17 @@ async function openPostgres(databaseUrl: string): Promise<Database> {
   // `socket` is a documented option of postgres.js that its types leave out.
   const sql = postgres(url, options as typeof options & postgres.Options<never>);
   try {
-    await retry(() => sql`select 1`, { withinMs: reachWithinMs, delayMs: 250, maxDelayMs: 500 });
+    await retry(() => sql`select 1`, {
+      withinMs: mayBeAway ? 0 : reachWithinMs,
+      delayMs: 250,
+      maxDelayMs: 500,
+    });
   } catch (error) {
-    // Not left open: its connections would keep the process alive after it reported the failure.
-    await sql.end({ timeout: 0 });
-    throw setupErrorOf(error, { host, port, database: sql.options.database }) ?? error;
+    if (!(mayBeAway && isDatabaseUnavailable(error))) {
+      // Not left open: its connections would keep the process alive after it reported the failure.
+      await sql.end({ timeout: 0 });
+      throw setupErrorOf(error, { host, port, database: sql.options.database }) ?? error;
+    }
   }
   // The statements that ask for generic plans have their own connections, where that is the setting: a
   // setting per statement would cost a round trip (or a transaction) each time.
