@@ -81,6 +81,7 @@ try {
       block_hash: `0x${"00".repeat(32)}`,
       timestamp: 0,
       input: "0x",
+      to_address: null,
     }));
     const logKeys = page.flatMap((transaction) =>
       Array.from({ length: logsPerTransaction }, (_, k) => [

@@ -1,9 +1,13 @@
 import type { FastifyInstance } from "fastify";
+import { type AbiFunction, toFunctionSelector } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
+import { writeContractAbi } from "../src/db/import-abis.ts";
+import { compileDemoContracts } from "../src/demo/compile.ts";
 import { createMetadataFetcher } from "../src/indexer/create-metadata-fetcher.ts";
 import { readTokenMetadata } from "../src/indexer/read-token-metadata.ts";
 import { createLogger } from "../src/logger.ts";
+import { required } from "../src/required.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { at, only } from "./support/elements.ts";
@@ -442,5 +446,54 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
       "/api/v2/addresses/0x000000000000000000000000000000000000dEaD/token-transfers",
     );
     expect(empty.json()).toEqual({ items: [], next_page_params: null });
+  });
+
+  it("names a transfer's method with the called contract's imported ABI, as the transaction's", async () => {
+    // A transfer made by a function no built-in ABI knows shows its selector until the contract's ABI is imported.
+    const unnamed = (await walk("/api/v2/token-transfers")).items.find((item) =>
+      /^0x[0-9a-f]{8}$/.test(String((item as { method?: unknown }).method)),
+    ) as (Item & { method: string }) | undefined;
+    const transfer = required(unnamed, "a transfer whose method no built-in ABI names");
+    const { to } = only(
+      await test.db.query<{ to: `0x${string}` }>(
+        "SELECT '0x' || encode(to_address, 'hex') AS to FROM transactions WHERE hash = $1",
+        [Buffer.from(transfer.transaction_hash.slice(2), "hex")],
+      ),
+    );
+    const artifact = required(
+      Object.values(await compileDemoContracts()).find(({ abi }) =>
+        abi.some((entry) => entry.type === "function" && toFunctionSelector(entry) === transfer.method),
+      ),
+      `a demo contract with the function ${transfer.method}`,
+    );
+    const name = required(
+      artifact.abi.find(
+        (entry): entry is AbiFunction =>
+          entry.type === "function" && toFunctionSelector(entry) === transfer.method,
+      ),
+      "the function",
+    ).name;
+    await writeContractAbi(test.db, {
+      address: to,
+      name: null,
+      abi: artifact.abi,
+      source: "abi",
+      file: "t.json",
+    });
+    try {
+      const same = (item: Item) =>
+        item.transaction_hash === transfer.transaction_hash && item.log_index === transfer.log_index;
+      const named = (await walk("/api/v2/token-transfers")).items.find(same) as Item & { method: string };
+      expect(named.method).toBe(name);
+      const ofSender = (await walk(`/api/v2/addresses/${transfer.from.hash}/token-transfers`)).items;
+      expect((ofSender.find(same) as Item & { method: string }).method).toBe(name);
+      // The transaction list names it the same, and so does the transfer shown in its row.
+      const listed = (await walkTransactions(to)).find((row) => row.hash === transfer.transaction_hash);
+      expect(listed).toMatchObject({ method: name });
+      const preview = required(listed, "the transaction").token_transfers.find(same);
+      if (preview) expect((preview as Item & { method: string }).method).toBe(name);
+    } finally {
+      await test.db.query("DELETE FROM contract_abis WHERE address = $1", [Buffer.from(to.slice(2), "hex")]);
+    }
   });
 });

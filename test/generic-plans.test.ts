@@ -212,6 +212,7 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
       block_hash: `0x${"00".repeat(32)}`,
       timestamp: 0,
       input: "0x",
+      to_address: null,
       first_log_index: 3,
       log_count: 1,
     }));

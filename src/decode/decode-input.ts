@@ -140,9 +140,11 @@ export function transactionMethod({
 
 /**
  * The name of the function a 4-byte selector calls, where only the selector is at hand (a token
- * transfer's `method`): the first built-in function with that selector, else the selector itself.
+ * transfer's `method`): the first function with that selector in `abi` (the called contract's imported
+ * ABIs), else in the built-in ABIs, else the selector itself.
  */
-export function selectorMethod(selector: string): string {
-  const [known] = builtinAbiIndex.functions.get(selector.toLowerCase() as Hex) ?? [];
+export function selectorMethod(selector: string, abi?: Abi | null): string {
+  const key = selector.toLowerCase() as Hex;
+  const [known] = (abi && indexAbi(abi).functions.get(key)) || builtinAbiIndex.functions.get(key) || [];
   return known?.name ?? selector;
 }

@@ -62,7 +62,10 @@ export function tokenTransfersCursor(query: TokenTransfersCursorQuery): TokenTra
  * `ipfsPublicGateway` is the gateway of the instances' `ipfs://` media links.
  */
 export async function tokenTransfersPage(db: Queryable, rows: TokenTransferRow[], ipfsPublicGateway: string) {
-  const addresses = await findAddresses(db, rows.flatMap(tokenTransferAddresses));
+  // With the ABIs of the transactions' `to`, which name a transfer's `method`.
+  const addresses = await findAddresses(db, rows.flatMap(tokenTransferAddresses), {
+    withAbis: rows.flatMap((row) => row.transaction_to ?? []),
+  });
   return toPage(
     rows,
     (row) => renderTokenTransfer(row, addresses, ipfsPublicGateway),

@@ -54,7 +54,13 @@ export function renderTokenTransfer(
     block_number: row.block_number,
     log_index: row.log_index,
     timestamp: timestamp(row.timestamp),
-    method: row.input_selector === null ? null : selectorMethod(row.input_selector),
+    method:
+      row.input_selector === null
+        ? null
+        : selectorMethod(
+            row.input_selector,
+            row.transaction_to === null ? null : addresses.get(row.transaction_to)?.abi,
+          ),
     from: renderAddress(row.from_address, addresses),
     to: renderAddress(row.to_address, addresses),
     token,

@@ -17,6 +17,8 @@ export type TokenTransferRow = InstanceColumns & {
   transaction_hash: string;
   timestamp: number;
   input_selector: string | null;
+  /** The transaction's `to`, whose imported ABI names `method`; null for a contract creation. */
+  transaction_to: string | null;
   token_address: string;
   from_address: string;
   to_address: string;
@@ -47,7 +49,14 @@ export function transferToken(row: TokenTransferRow): TokenRow {
 /** What a transfer shows of its transaction: taken from the transaction when the caller has it. */
 export type TransferTransaction = Pick<
   TransactionRow,
-  "block_number" | "index" | "block_hash" | "timestamp" | "input" | "first_log_index" | "log_count"
+  | "block_number"
+  | "index"
+  | "block_hash"
+  | "timestamp"
+  | "input"
+  | "to_address"
+  | "first_log_index"
+  | "log_count"
 >;
 
 /**
@@ -260,7 +269,8 @@ export async function listTokenTransfers(
     transactions === undefined
       ? {
           columns: `${hexColumn("b.hash", "block_hash")}, b.timestamp,
-       CASE WHEN length(tx.input) >= 4 THEN '0x' || encode(substring(tx.input FROM 1 FOR 4), 'hex') END AS input_selector,`,
+       CASE WHEN length(tx.input) >= 4 THEN '0x' || encode(substring(tx.input FROM 1 FOR 4), 'hex') END AS input_selector,
+       ${hexColumn("tx.to_address", "transaction_to")},`,
           joins: `JOIN blocks b ON b.number = t.block_number
      JOIN transactions tx ON tx.block_number = t.block_number AND tx.index = t.transaction_index`,
         }
@@ -306,6 +316,7 @@ export async function listTokenTransfers(
       row.block_hash = transaction.block_hash;
       row.timestamp = transaction.timestamp;
       row.input_selector = transaction.input.length >= 10 ? transaction.input.slice(0, 10) : null;
+      row.transaction_to = transaction.to_address;
     }
   }
   return rows;
