@@ -17,6 +17,7 @@ import { isContractFailure } from "../rpc/eth_call.ts";
 import { sleep } from "../sleep.ts";
 import {
   defaultIpfsGateway,
+  type FetchTokenMetadataParameters,
   type FetchTokenMetadataReturnType,
   fetchTokenMetadata,
 } from "./fetch-token-metadata.ts";
@@ -52,8 +53,8 @@ export type CreateMetadataFetcherParameters = {
   batchSize?: number;
   /** Wait between rounds when nothing is left to fetch (or after a failed round). */
   pollIntervalMs?: number;
-  /** The fetch implementation (tests); Node's global fetch by default. */
-  fetch?: typeof fetch;
+  /** The fetch implementation (tests); see fetchTokenMetadata. */
+  fetch?: FetchTokenMetadataParameters["fetch"];
   /** Addresses token URIs may not lead to: the reserved ranges when absent, none with null (see fetchTokenMetadata). */
   refused?: BlockList | null;
 };

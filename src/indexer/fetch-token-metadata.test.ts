@@ -1,9 +1,10 @@
 import { once } from "node:events";
 import { createServer, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, BlockList } from "node:net";
+import type { fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchTokenMetadata, mediaUrls, resolveTokenUri } from "./fetch-token-metadata.ts";
-import { refusedAddresses } from "./metadata-hosts.ts";
+import { type ResolveName, refusedAddresses } from "./metadata-hosts.ts";
 
 const gateway = "https://gateway.test/ipfs/";
 const cid = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
@@ -238,7 +239,7 @@ describe("fetchTokenMetadata over HTTP", () => {
     const recording = (async (input: string | URL | Request) => {
       seen.push(String(input));
       return new Response('{"name":"from ipfs"}', { headers: { "content-type": "text/plain" } });
-    }) as typeof fetch;
+    }) as typeof undiciFetch;
     expect(await fetchTokenMetadata(`ipfs://${cid}/7`, { ...options, fetch: recording })).toEqual({
       metadata: { name: "from ipfs" },
     });
@@ -291,6 +292,47 @@ describe("fetchTokenMetadata over HTTP", () => {
       error: "host 127.0.0.1 is 127.0.0.1, an address token URIs may not reach",
       retryable: false,
     });
+  });
+
+  it("connects to the address it checked, whatever the name answers when looked up again (DNS rebinding)", async () => {
+    // One port on two loopback addresses: ::1 stands for a public host, as the list below refuses only
+    // 127.0.0.0/8, and 127.0.0.1 for the private one the name is made to answer once it has been checked.
+    const requests = { public: 0, private: 0 };
+    const serve = (name: keyof typeof requests) =>
+      createServer((_request, response) => {
+        requests[name]++;
+        send(response, 200, "application/json", JSON.stringify({ server: name }));
+      });
+    const privateServer = serve("private").listen(0, "127.0.0.1");
+    await once(privateServer, "listening");
+    const { port } = privateServer.address() as AddressInfo;
+    const publicServer = serve("public").listen(port, "::1");
+    await once(publicServer, "listening");
+    const refused = new BlockList();
+    refused.addSubnet("127.0.0.0", 8, "ipv4");
+    const lookups: string[] = [];
+    const resolve: ResolveName = async (hostname) => {
+      lookups.push(hostname);
+      return lookups.length === 1 ? [{ address: "::1", family: 6 }] : [{ address: "127.0.0.1", family: 4 }];
+    };
+    const rebinding = { ipfsGateway: gateway, timeoutMs: 1_000, maxBytes: 10_000, refused, resolve };
+    try {
+      expect(await fetchTokenMetadata(`http://rebind.test:${port}/1.json`, rebinding)).toEqual({
+        metadata: { server: "public" },
+      });
+      expect(await fetchTokenMetadata(`http://rebound.test:${port}/1.json`, rebinding)).toEqual({
+        error: "host rebound.test is 127.0.0.1, an address token URIs may not reach",
+        retryable: false,
+      });
+      // Each name looked up once, by the connection itself: no earlier lookup's answer let it through.
+      expect(lookups).toEqual(["rebind.test", "rebound.test"]);
+      expect(requests).toEqual({ public: 1, private: 0 });
+    } finally {
+      privateServer.close();
+      publicServer.close();
+      privateServer.closeAllConnections();
+      publicServer.closeAllConnections();
+    }
   });
 
   it("reports a refused connection as retryable", async () => {

@@ -1,5 +1,6 @@
 import type { BlockList } from "node:net";
-import { refusedAddresses, refusedHost } from "./metadata-hosts.ts";
+import { type Agent, type Response, fetch as undiciFetch } from "undici";
+import { RefusedAddressError, type ResolveName, refusedAddresses, refusingAgent } from "./metadata-hosts.ts";
 
 /** The IPFS gateway used when none is configured; Blockscout's public default too. */
 export const defaultIpfsGateway = "https://ipfs.io/ipfs/";
@@ -72,13 +73,19 @@ export type FetchTokenMetadataParameters = {
    * metadata's strings. Leave out for ERC-721.
    */
   tokenId?: bigint;
-  /** The fetch implementation (tests); Node's global fetch by default. */
-  fetch?: typeof fetch;
+  /**
+   * The fetch implementation (tests); undici's by default. It is given an undici `dispatcher` that checks
+   * where connections go, which Node's global fetch, built on a copy of undici of its own (version 6 in
+   * Node 20), is not sure to take.
+   */
+  fetch?: typeof undiciFetch;
   /**
    * Addresses a token URI, or a redirect, may not lead to (see {@link refusedAddresses}); the reserved
    * ranges by default, none with null. The gateways' own URLs are the operator's and are not checked.
    */
   refused?: BlockList | null;
+  /** How names are resolved for the connections checked against `refused` (tests); `dns.lookup` by default. */
+  resolve?: ResolveName;
 };
 
 /**
@@ -111,23 +118,38 @@ export async function fetchTokenMetadata(
     timeoutMs,
     maxBytes,
     tokenId,
-    fetch: fetchImpl = fetch,
+    fetch: fetchImpl = undiciFetch,
     refused = defaultRefused,
+    resolve,
   }: FetchTokenMetadataParameters,
 ): Promise<FetchTokenMetadataReturnType> {
   const trimmed = uri.trim();
   if (trimmed === "") return fail("empty token URI");
-  const result = await fetchRaw(trimmed, { ipfsGateway, timeoutMs, maxBytes, tokenId, fetchImpl, refused });
+  const guard = refused && guardFor(refused, resolve);
+  const result = await fetchRaw(trimmed, { ipfsGateway, timeoutMs, maxBytes, tokenId, fetchImpl, guard });
   if ("error" in result || tokenId === undefined) return result;
   return { metadata: substituteId(result.metadata, erc1155HexId(tokenId)) as Record<string, unknown> };
 }
 
-type FetchRawParameters = Omit<FetchTokenMetadataParameters, "fetch" | "refused"> & {
-  fetchImpl: typeof fetch;
-  refused: BlockList | null;
+type FetchRawParameters = Omit<FetchTokenMetadataParameters, "fetch" | "refused" | "resolve"> & {
+  fetchImpl: typeof undiciFetch;
+  /** The dispatcher that refuses connections to refused addresses; null when none are. */
+  guard: Agent | null;
 };
 
 const defaultRefused = refusedAddresses();
+
+// One dispatcher per list and resolver for the life of the process, so that its connections are reused
+// from one token URI to the next.
+const guards = new WeakMap<BlockList, Map<ResolveName | undefined, Agent>>();
+
+function guardFor(refused: BlockList, resolve: ResolveName | undefined): Agent {
+  const byResolver = guards.get(refused) ?? new Map<ResolveName | undefined, Agent>();
+  guards.set(refused, byResolver);
+  const guard = byResolver.get(resolve) ?? refusingAgent(refused, resolve);
+  byResolver.set(resolve, guard);
+  return guard;
+}
 
 /** Redirects followed for one token URI, each checked like the URI. */
 const maxRedirects = 5;
@@ -181,7 +203,7 @@ function readDataUri(uri: string): FetchTokenMetadataReturnType {
 async function fetchHttp(
   first: URL,
   originalUri: string,
-  { timeoutMs, maxBytes, fetchImpl, refused, checkFirst }: FetchRawParameters & { checkFirst: boolean },
+  { timeoutMs, maxBytes, fetchImpl, guard, checkFirst }: FetchRawParameters & { checkFirst: boolean },
 ): Promise<FetchTokenMetadataReturnType> {
   // One signal bounds the whole exchange: a server that sends headers and then trickles the body
   // times out too.
@@ -190,16 +212,15 @@ async function fetchHttp(
     let url = first;
     let response: Response;
     // Redirects are followed here, each target checked as the URI is: a public host may redirect to a
-    // private one.
+    // private one. The guard checks as it opens a connection; the first hop through the operator's
+    // gateway goes out on undici's default dispatcher, unchecked.
     for (let redirects = 0; ; redirects++) {
-      if (refused && (redirects > 0 || checkFirst)) {
-        const refusal = await refusedHost(url, refused);
-        if (refusal) return fail(refusal);
-      }
+      const checked = redirects > 0 || checkFirst;
       response = await fetchImpl(url, {
         headers: { accept: "application/json, text/plain;q=0.9, */*;q=0.8", "user-agent": "sextant" },
         redirect: "manual",
         signal,
+        dispatcher: (checked && guard) || undefined,
       });
       const location = response.headers.get("location");
       if (response.status < 300 || response.status >= 400 || location === null) break;
@@ -265,6 +286,7 @@ function describeFetchError(error: unknown, timeoutMs: number): { error: string;
   }
   // undici reports "fetch failed" with the socket error as the cause.
   const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+  if (cause instanceof RefusedAddressError) return fail(cause.message);
   const reason = cause?.code ?? cause?.message ?? (error as Error | undefined)?.message ?? String(error);
   return fail(`request failed: ${reason}`.slice(0, 200), true);
 }

@@ -1,5 +1,7 @@
+import type { LookupAddress, LookupAllOptions } from "node:dns";
 import { lookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
+import { BlockList, isIP, type LookupFunction } from "node:net";
+import { Agent, buildConnector } from "undici";
 
 /**
  * Addresses no token URI may lead to: the private, loopback, link-local (the cloud metadata service at
@@ -53,20 +55,57 @@ export function refusedAddresses(extra: readonly string[] = []): BlockList {
   return list;
 }
 
+/** Resolves a name to all its addresses, as `dns.promises.lookup` does with `all: true`. */
+export type ResolveName = (hostname: string, options: LookupAllOptions) => Promise<LookupAddress[]>;
+
+/** A connection not made because its host is, or resolves to, an address token URIs may not reach. */
+export class RefusedAddressError extends Error {
+  override name = "RefusedAddressError";
+}
+
+/** The error refusing `host` at `address`, or null when `address` is not in `refused`. */
+function refusal(host: string, address: string, refused: BlockList): RefusedAddressError | null {
+  if (!refused.check(address, isIP(address) === 4 ? "ipv4" : "ipv6")) return null;
+  return new RefusedAddressError(`host ${host} is ${address}, an address token URIs may not reach`);
+}
+
 /**
- * Why `url`'s host may not be fetched: it is, or its name resolves to, an address in `refused`. Null
- * when every address it resolves to is allowed. IPv4 written inside IPv6 (`::ffff:127.0.0.1`) counts as
- * the IPv4 address, and URL parsing has already turned `127.1` or `2130706433` into `127.0.0.1`.
- * @throws what resolving the name throws (a name that does not resolve, for now or for good).
+ * An undici dispatcher whose connections reach no address in `refused`. The check is made as each
+ * connection is opened, on the addresses it is opened to: a name checked by a lookup of its own before
+ * the fetch could resolve to another address when the fetch looks it up again (DNS rebinding). A name
+ * is refused if any of its addresses is, since the connection may fall back to any of them. IPv4 written
+ * inside IPv6 (`::ffff:127.0.0.1`) counts as the IPv4 address, and URL parsing has already turned
+ * `127.1` or `2130706433` into `127.0.0.1`. A refused connection fails the fetch with a
+ * {@link RefusedAddressError} as its `cause`.
+ *
+ * @param resolve How names are resolved; `dns.promises.lookup`, as Node's own connections do, by default.
  */
-export async function refusedHost(url: URL, refused: BlockList): Promise<string | null> {
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  const addresses = isIP(host)
-    ? [host]
-    : (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
-  for (const address of addresses) {
-    if (refused.check(address, isIP(address) === 4 ? "ipv4" : "ipv6"))
-      return `host ${host} is ${address}, an address token URIs may not reach`;
-  }
-  return null;
+export function refusingAgent(refused: BlockList, resolve: ResolveName = lookup): Agent {
+  const checkedLookup: LookupFunction = (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }).then(
+      (answers) => {
+        for (const { address } of answers) {
+          const error = refusal(hostname, address, refused);
+          if (error) return callback(error, []);
+        }
+        const [first] = answers;
+        // dns.lookup fails a name without addresses rather than answering none; a resolver given in its
+        // place is held to the same.
+        if (!first)
+          return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), []);
+        if (options.all) return callback(null, answers);
+        callback(null, first.address, first.family);
+      },
+      (error) => callback(error, []),
+    );
+  };
+  const connectByName = buildConnector({ lookup: checkedLookup });
+  return new Agent({
+    connect(options, callback) {
+      // Node connects to an address given by number without a lookup, so it is checked here instead.
+      const error = isIP(options.hostname) ? refusal(options.hostname, options.hostname, refused) : null;
+      if (error) return callback(error, null);
+      connectByName(options, callback);
+    },
+  });
 }
