@@ -3,6 +3,7 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Address, decodeFunctionData, encodeFunctionData, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../src/db/client.ts";
 import { byteaParam } from "../src/db/table-rows.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { artifactOf, compileSources } from "../src/demo/compile.ts";
@@ -14,6 +15,7 @@ import { at } from "./support/elements.ts";
 import type { JsonRpcCall } from "./support/fault-proxy.ts";
 import { type RoutingProxy, startRoutingProxy } from "./support/routing-proxy.ts";
 import { transact } from "./support/transact.ts";
+import { until } from "./support/until.ts";
 
 // One contract serves as both kinds: `tokenURI` reverts for an id never set, `uri` answers a template.
 const source = `
@@ -33,6 +35,8 @@ contract Uris {
 
 const maxBytes = 50_000;
 const timeoutMs = 300;
+/** How long the server takes over `/round/slow`: long enough for a round to fail while it is fetched. */
+const slowAnswerMs = 600;
 
 describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
   let anvil: Anvil;
@@ -45,6 +49,10 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
   let account: Address;
   let flakyAnswers = 0;
   let rateLimitedAnswers = 0;
+  let urisAbi: Parameters<typeof encodeFunctionData>[0]["abi"];
+  // Requests under `/round/` being answered now, and the most there ever were at once, by path.
+  const inFlight = new Map<string, number>();
+  const mostAtOnce = new Map<string, number>();
 
   function send(response: ServerResponse, status: number, body: string) {
     response.writeHead(status, { "content-type": "application/json" }).end(body);
@@ -74,6 +82,21 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
       // Rate limited for both of a round's attempts, then answers.
       if (path === "/rate-limited")
         return rateLimitedAnswers++ < 2 ? send(response, 429, "") : send(response, 200, '{"name":"late"}');
+      if (path.startsWith("/round/")) {
+        const now = (inFlight.get(path) ?? 0) + 1;
+        inFlight.set(path, now);
+        mostAtOnce.set(path, Math.max(now, mostAtOnce.get(path) ?? 0));
+        const timer = setTimeout(
+          () => send(response, 200, JSON.stringify({ name: path })),
+          path === "/round/slow" ? slowAnswerMs : 0,
+        );
+        // Answered, or given up on by the fetcher.
+        response.on("close", () => {
+          clearTimeout(timer);
+          inFlight.set(path, (inFlight.get(path) ?? 1) - 1);
+        });
+        return;
+      }
       const match = /^\/1155\/([0-9a-f]{64})\.json$/.exec(path);
       if (match) return send(response, 200, JSON.stringify({ name: "multi", image: `/img/{id}.png` }));
       send(response, 404, "");
@@ -83,6 +106,7 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
     const { abi, bytecode } = artifactOf(await compileSources({ "Uris.sol": source }), "Uris");
+    urisAbi = abi;
     anvil = await startAnvil();
     client = createRpcClient({ url: anvil.rpcUrl, retryDelayMs: 10 });
     account = at(await client.request<Address[]>("eth_accounts"), 0, "dev accounts");
@@ -249,6 +273,58 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort();
     await running;
+  });
+
+  it("starts no round while a failed one's workers still fetch", async () => {
+    const ids = { 11: `${base}/round/fast`, 12: `${base}/round/slow` };
+    for (const [id, uri] of Object.entries(ids)) {
+      await submit(nft, encodeFunctionData({ abi: urisAbi, functionName: "set", args: [BigInt(id), uri] }));
+      await test.db.query(
+        "INSERT INTO token_instances (token_address, token_id, first_seen_block) VALUES ($1, $2::numeric, 1)",
+        [byteaParam(nft), id],
+      );
+    }
+    // The database fails the first write of instance 11, quickly fetched, while 12 is still being fetched:
+    // that round fails, and the next one takes up both again.
+    let failedWrites = 0;
+    const db: Database = {
+      ...test.db,
+      query(text, params, options) {
+        if (failedWrites === 0 && text.includes("UPDATE token_instances") && params?.[1] === "11") {
+          failedWrites++;
+          return Promise.reject(new Error("the database failed the write"));
+        }
+        return test.db.query(text, params, options);
+      },
+    };
+    const fetcher = createMetadataFetcher({
+      db,
+      client,
+      logger: createLogger("silent"),
+      refused: null,
+      concurrency: 2,
+      timeoutMs: 5_000,
+      pollIntervalMs: 10,
+    });
+    const controller = new AbortController();
+    const running = fetcher.run(controller.signal);
+    try {
+      await until(
+        "instances 11 and 12 fetched",
+        async () => (await stored(nft, "11"))?.fetched && (await stored(nft, "12"))?.fetched,
+        10_000,
+      );
+    } finally {
+      controller.abort();
+      await running;
+    }
+    expect(failedWrites).toBe(1);
+    expect(await stored(nft, "12")).toMatchObject({
+      metadata: { name: "/round/slow" },
+      metadata_error: null,
+    });
+    // The failed round's fetch of 12 was over before the next round asked for it again.
+    expect(mostAtOnce.get("/round/slow")).toBe(1);
   });
 });
 

@@ -62,8 +62,9 @@ export type CreateMetadataFetcherParameters = {
 /** Return type of {@link createMetadataFetcher}. */
 export type CreateMetadataFetcherReturnType = {
   /**
-   * Fetches one batch of instances without metadata and returns how many were stored; `signal` cuts the
-   * waits between retries short.
+   * Fetches one batch of instances without metadata and returns how many were stored; `signal` stops the
+   * fetches and cuts the waits between retries short. It settles once all of its work has: a failure
+   * stops the round's other fetches and is thrown after them.
    */
   runOnce(signal?: AbortSignal): Promise<number>;
   /** Repeats `runOnce`, resting when nothing is left, until `signal` aborts. */
@@ -156,7 +157,7 @@ export function createMetadataFetcher({
       // A call the node still gives up on, or one so slow the client stops waiting for the batch, fails
       // the whole batch; asking one by one tells which. A node out of reach fails the round instead.
       if (!isAboutOneCall(error)) throw error;
-      return Promise.all(
+      return allOrFirstFailure(
         instances.map(async (instance) => {
           const { method, params } = uriCallOf(instance);
           try {
@@ -183,7 +184,7 @@ export function createMetadataFetcher({
   async function fetchWithRetries(
     uri: string,
     instance: PendingInstance,
-    signal: AbortSignal | undefined,
+    signal: AbortSignal,
   ): Promise<FetchTokenMetadataReturnType> {
     try {
       return await retry(
@@ -196,6 +197,7 @@ export function createMetadataFetcher({
             tokenId: instance.type === "ERC-1155" ? instance.tokenId : undefined,
             fetch: fetchImpl,
             refused,
+            signal,
           });
           if ("error" in result && result.retryable) throw new MetadataUnavailableError(result.error);
           return result;
@@ -224,12 +226,13 @@ export function createMetadataFetcher({
     if (instances.length === 0) return 0;
     let failed = 0;
     let deferred = 0;
-    await forEachBounded(await readUris(instances), concurrency, async ({ instance, uri }) => {
+    const uris = await readUris(instances);
+    await forEachBounded(uris, concurrency, signal, async ({ instance, uri }, roundSignal) => {
       let outcome: Outcome | { tokenUri: string | null; transient: string };
       if ("transient" in uri) outcome = { tokenUri: null, transient: uri.transient };
       else if ("error" in uri) outcome = { tokenUri: null, error: uri.error };
       else {
-        const result = await fetchWithRetries(uri.uri, instance, signal);
+        const result = await fetchWithRetries(uri.uri, instance, roundSignal);
         if ("metadata" in result) outcome = { tokenUri: uri.uri, metadata: result.metadata };
         // Still a timeout, 408, 429 or 5xx once this round's retries are spent: a later round may get it.
         else if (result.retryable) outcome = { tokenUri: uri.uri, transient: result.error };
@@ -347,12 +350,41 @@ function storable(value: unknown): unknown {
   return value;
 }
 
-/** Runs `work` on every item with at most `limit` running at once. */
-async function forEachBounded<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+/**
+ * Runs `work` on every item with at most `limit` running at once, until `signal` aborts. The first
+ * failure aborts the signal `work` is given and is thrown once every run has settled: a round that
+ * failed has nothing left running when the next one reads the same instances again.
+ */
+async function forEachBounded<T>(
+  items: T[],
+  limit: number,
+  signal: AbortSignal | undefined,
+  work: (item: T, signal: AbortSignal) => Promise<void>,
+): Promise<void> {
+  const failed = new AbortController();
+  const stop = signal ? AbortSignal.any([signal, failed.signal]) : failed.signal;
+  let failure: { error: unknown } | undefined;
   // The workers share one iterator, so each takes the next item not yet taken.
   const queue = items.values();
   const worker = async () => {
-    for (const item of queue) await work(item);
+    try {
+      for (const item of queue) {
+        stop.throwIfAborted();
+        await work(item, stop);
+      }
+    } catch (error) {
+      failure ??= { error };
+      failed.abort(error);
+    }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw failure.error;
+}
+
+/** The values of all `tasks` in order, or, once every one has settled, the first failure among them. */
+async function allOrFirstFailure<T>(tasks: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(tasks);
+  const failure = settled.find((outcome) => outcome.status === "rejected");
+  if (failure) throw failure.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
 }

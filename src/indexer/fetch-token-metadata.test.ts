@@ -197,6 +197,18 @@ describe("fetchTokenMetadata over HTTP", () => {
     });
   });
 
+  it("throws the reason of a signal that stops it, as no error of the URI's", async () => {
+    const stop = new Error("round over");
+    for (const path of ["/slow", "/slow-body"]) {
+      const controller = new AbortController();
+      const started = Date.now();
+      const fetching = fetchTokenMetadata(`${base}${path}`, { ...options, signal: controller.signal });
+      setTimeout(() => controller.abort(stop), 50);
+      await expect(fetching).rejects.toBe(stop);
+      expect(Date.now() - started).toBeLessThan(300);
+    }
+  });
+
   it("stops reading past maxBytes", async () => {
     const tooBig = { error: "body larger than 10000 bytes", retryable: false };
     expect(await fetchTokenMetadata(`${base}/big`, options)).toEqual(tooBig);

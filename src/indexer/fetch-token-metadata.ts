@@ -86,6 +86,8 @@ export type FetchTokenMetadataParameters = {
   refused?: BlockList | null;
   /** How names are resolved for the connections checked against `refused` (tests); `dns.lookup` by default. */
   resolve?: ResolveName;
+  /** Stops the fetch: once it aborts, its reason is thrown, as no failure of the URI's. */
+  signal?: AbortSignal;
 };
 
 /**
@@ -101,7 +103,7 @@ export type FetchTokenMetadataReturnType =
  * percent-encoded and `;utf8`), a URI that is the JSON itself, `ipfs://` and `ar://` through gateways,
  * and `http(s)` with a timeout, a body size cap and a content-type check. A URI answering an image or a
  * video (by content type) yields `{ image }` or `{ animation_url }` pointing at it, as Blockscout does.
- * Never throws: every failure is returned as `{ error }`.
+ * Every failure is returned as `{ error }`; only `signal`'s reason is thrown, once it aborts.
  *
  * @example
  * const result = await fetchTokenMetadata("data:application/json;base64,eyJuYW1lIjoiQSJ9", {
@@ -121,12 +123,21 @@ export async function fetchTokenMetadata(
     fetch: fetchImpl = undiciFetch,
     refused = defaultRefused,
     resolve,
+    signal,
   }: FetchTokenMetadataParameters,
 ): Promise<FetchTokenMetadataReturnType> {
   const trimmed = uri.trim();
   if (trimmed === "") return fail("empty token URI");
   const guard = refused && guardFor(refused, resolve);
-  const result = await fetchRaw(trimmed, { ipfsGateway, timeoutMs, maxBytes, tokenId, fetchImpl, guard });
+  const result = await fetchRaw(trimmed, {
+    ipfsGateway,
+    timeoutMs,
+    maxBytes,
+    tokenId,
+    fetchImpl,
+    guard,
+    signal,
+  });
   if ("error" in result || tokenId === undefined) return result;
   return { metadata: substituteId(result.metadata, erc1155HexId(tokenId)) as Record<string, unknown> };
 }
@@ -203,11 +214,21 @@ function readDataUri(uri: string): FetchTokenMetadataReturnType {
 async function fetchHttp(
   first: URL,
   originalUri: string,
-  { timeoutMs, maxBytes, fetchImpl, guard, checkFirst }: FetchRawParameters & { checkFirst: boolean },
+  {
+    timeoutMs,
+    maxBytes,
+    fetchImpl,
+    guard,
+    checkFirst,
+    signal: stop,
+  }: FetchRawParameters & {
+    checkFirst: boolean;
+  },
 ): Promise<FetchTokenMetadataReturnType> {
   // One signal bounds the whole exchange: a server that sends headers and then trickles the body
   // times out too.
-  const signal = AbortSignal.timeout(timeoutMs);
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = stop ? AbortSignal.any([stop, timeout]) : timeout;
   try {
     let url = first;
     let response: Response;
@@ -255,6 +276,8 @@ async function fetchHttp(
     if (body === undefined) return fail(`body larger than ${maxBytes} bytes`);
     return interpretBody(mediaType || "application/json", body, originalUri);
   } catch (error) {
+    // Stopped by the caller, not failed by the server.
+    stop?.throwIfAborted();
     return describeFetchError(error, timeoutMs);
   }
 }
