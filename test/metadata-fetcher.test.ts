@@ -10,9 +10,10 @@ import { artifactOf, compileSources } from "../src/demo/compile.ts";
 import { createMetadataFetcher } from "../src/indexer/create-metadata-fetcher.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
+import { sleep } from "../src/sleep.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { at } from "./support/elements.ts";
-import type { JsonRpcCall } from "./support/fault-proxy.ts";
+import { type FaultProxy, type JsonRpcCall, startFaultProxy } from "./support/fault-proxy.ts";
 import { type RoutingProxy, startRoutingProxy } from "./support/routing-proxy.ts";
 import { transact } from "./support/transact.ts";
 import { until } from "./support/until.ts";
@@ -330,12 +331,16 @@ describe.each(databaseKinds)("NFT metadata fetcher on %s", (kind) => {
 
 /** What geth and Erigon answer for an `eth_call` that ran past their limit (`--rpc.evmtimeout`). */
 const nodeTimedOut = { error: { code: -32000, message: "execution aborted (timeout = 5s)" } };
+/** What a provider answers every call with once its rate limit is reached. */
+const limitExceeded = { error: { code: -32005, message: "limit exceeded" } };
 
 describe.each(databaseKinds)(
-  "NFT metadata fetcher on %s, with a node slow over some tokenURI calls",
+  "NFT metadata fetcher on %s, with a node slow over some tokenURI calls, or away",
   (kind) => {
     let anvil: Anvil;
     let proxy: RoutingProxy;
+    // In front of `proxy`: goes down, refusing connections, as a node restarting.
+    let door: FaultProxy;
     let hanging: Server;
     let test: TestDatabase;
     let nft: Address;
@@ -344,6 +349,10 @@ describe.each(databaseKinds)(
     // while `hang` holds.
     let nodeTimeouts = 0;
     let hang = true;
+    // Every request, whatever it asks, waits in vain: a node that takes connections and answers nothing.
+    let silent = false;
+    // Every call, whatever it asks, is refused for a rate limit.
+    let limited = false;
 
     /** The id a `tokenURI` call asks about, if the call is one. */
     function tokenIdOf(call: JsonRpcCall): bigint | undefined {
@@ -375,9 +384,14 @@ describe.each(databaseKinds)(
         await transact(direct, { from: account, to: nft, data });
       }
       proxy = await startRoutingProxy({
-        route: (calls) => (hang && calls.some((call) => tokenIdOf(call) === 2n) ? hangingUrl : anvil.rpcUrl),
-        answer: (call) => (tokenIdOf(call) === 1n && nodeTimeouts-- > 0 ? nodeTimedOut : undefined),
+        route: (calls) =>
+          silent || (hang && calls.some((call) => tokenIdOf(call) === 2n)) ? hangingUrl : anvil.rpcUrl,
+        answer: (call) => {
+          if (limited) return limitExceeded;
+          return tokenIdOf(call) === 1n && nodeTimeouts-- > 0 ? nodeTimedOut : undefined;
+        },
       });
+      door = await startFaultProxy({ target: proxy.url, faults: ["restart"], rate: 0 });
 
       test = await createTestDatabase(kind);
       await test.db.query(
@@ -393,6 +407,7 @@ describe.each(databaseKinds)(
     }, 60_000);
 
     afterAll(async () => {
+      await door?.close();
       await proxy?.close();
       hanging?.closeAllConnections();
       hanging?.close();
@@ -411,6 +426,15 @@ describe.each(databaseKinds)(
         [byteaParam(nft), id],
       );
       return row;
+    }
+
+    /** The failures that can pass counted against instance `id`. */
+    async function attemptsOf(id: string) {
+      const [row] = await test.db.query<{ attempts: number }>(
+        "SELECT metadata_attempts AS attempts FROM token_instances WHERE token_address = $1 AND token_id = $2::numeric",
+        [byteaParam(nft), id],
+      );
+      return Number(row?.attempts);
     }
 
     /** Leaves `id` alone unfetched, its earlier attempts forgotten, and every other instance fetched. */
@@ -475,6 +499,85 @@ describe.each(databaseKinds)(
         metadata_error: "tokenURI failed: execution aborted (timeout = 5s)",
         fetched: true,
       });
+    });
+
+    const outages = [
+      { how: "refuses connections", setAway: (away: boolean) => door.setDown(away) },
+      {
+        how: "takes connections and answers nothing",
+        setAway: async (away: boolean) => {
+          silent = away;
+        },
+      },
+      {
+        how: "answers every call with a rate limit's error",
+        setAway: async (away: boolean) => {
+          limited = away;
+        },
+      },
+    ];
+
+    it.each(outages)(
+      "counts nothing against the instances while the node $how, and fetches them once it is back",
+      async ({ setAway }) => {
+        await onlyUnfetched("1");
+        hang = false;
+        const client = createRpcClient({ url: door.url, timeoutMs: 200, retries: 0 });
+        // Were the node's outage counted against the instance, the second round would record it as its error.
+        const fetcher = createMetadataFetcher({
+          db: test.db,
+          client,
+          logger: createLogger("silent"),
+          refused: null,
+          laterDelayMs: 0,
+          laterAttempts: 2,
+        });
+        await setAway(true);
+        try {
+          await expect(fetcher.runOnce()).rejects.toThrow();
+          await expect(fetcher.runOnce()).rejects.toThrow();
+          expect(await stored("1")).toEqual(pending);
+          expect(await attemptsOf("1")).toBe(0);
+          const controller = new AbortController();
+          const running = fetcher.run(controller.signal);
+          try {
+            // Rounds fail meanwhile; the one after the node's return fetches the instance.
+            await sleep(200);
+            await setAway(false);
+            await until("instance 1 fetched", async () => (await stored("1"))?.fetched, 10_000);
+          } finally {
+            controller.abort();
+            await running;
+          }
+        } finally {
+          await setAway(false);
+        }
+        expect(await stored("1")).toEqual({ metadata: { name: "1" }, metadata_error: null, fetched: true });
+        expect(await attemptsOf("1")).toBe(0);
+      },
+    );
+
+    it("asks a node that answered no batch whether it answers at all before it sends each call alone", async () => {
+      await test.db.query(
+        `UPDATE token_instances SET metadata = NULL, metadata_error = NULL, metadata_attempts = 0,
+                metadata_retry_at = NULL, metadata_fetched_at = NULL`,
+      );
+      hang = false;
+      silent = true;
+      const client = createRpcClient({ url: proxy.url, timeoutMs: 200, retries: 0 });
+      const asked = proxy.calls.length;
+      try {
+        await expect(fetcherOf(client, 0, 2).runOnce()).rejects.toThrow();
+      } finally {
+        silent = false;
+      }
+      // The batch of three and the probe: each call alone would have waited out the timeout in vain.
+      expect(proxy.calls.slice(asked).map((call) => tokenIdOf(call) ?? call.method)).toEqual([
+        1n,
+        2n,
+        3n,
+        "eth_blockNumber",
+      ]);
     });
   },
 );

@@ -13,6 +13,7 @@ import { required } from "../required.ts";
 import { retry } from "../retry.ts";
 import type { RpcCall, RpcClient } from "../rpc/client.ts";
 import { isMethodNotSupported, RpcResponseError, RpcTimeoutError } from "../rpc/errors.ts";
+import { eth_blockNumber } from "../rpc/eth_blockNumber.ts";
 import { isContractFailure } from "../rpc/eth_call.ts";
 import { sleep } from "../sleep.ts";
 import {
@@ -21,6 +22,7 @@ import {
   type FetchTokenMetadataReturnType,
   fetchTokenMetadata,
 } from "./fetch-token-metadata.ts";
+import { retryForever } from "./retry.ts";
 
 /** Parameters of {@link createMetadataFetcher}. */
 export type CreateMetadataFetcherParameters = {
@@ -51,7 +53,10 @@ export type CreateMetadataFetcherParameters = {
   laterAttempts?: number;
   /** Instances taken from the database per round. */
   batchSize?: number;
-  /** Wait between rounds when nothing is left to fetch (or after a failed round). */
+  /**
+   * Wait between rounds when nothing is left to fetch, or after a round that failed for a reason that
+   * does not pass (a node or a database that is away is waited for as the indexer waits for it).
+   */
   pollIntervalMs?: number;
   /** The fetch implementation (tests); see fetchTokenMetadata. */
   fetch?: FetchTokenMetadataParameters["fetch"];
@@ -119,8 +124,10 @@ type Outcome = { tokenUri: string | null } & ({ metadata: Record<string, unknown
  * the instance is asked again in a later round, and only after `laterAttempts` such failures is the last
  * one recorded.
  *
- * When the node itself is unreachable the round fails and nothing is recorded, so an outage never
- * turns into a pile of stored errors; `run` waits and tries again.
+ * A call that failed counts against its instance only if the node answers another one after it. When
+ * the node itself is unreachable, answers nothing or answers every call with an error (a rate limit),
+ * the round fails and nothing is recorded or counted, so an outage never turns into a pile of stored
+ * errors nor defers the instances; `run` waits for the node and tries again.
  *
  * @example
  * const fetcher = createMetadataFetcher({ db, client, logger, ipfsGateway: "https://ipfs.io/ipfs/" });
@@ -155,9 +162,12 @@ export function createMetadataFetcher({
       answers = await client.batchAccepting<Hex>(instances.map(uriCallOf), isFinalCallError);
     } catch (error) {
       // A call the node still gives up on, or one so slow the client stops waiting for the batch, fails
-      // the whole batch; asking one by one tells which. A node out of reach fails the round instead.
+      // the whole batch; asking one by one tells which. A node out of reach fails the round instead, and
+      // so does one that answers nothing at all, found out at once: each call sent to it alone would
+      // wait out the client's timeout, to no end.
       if (!isAboutOneCall(error)) throw error;
-      return allOrFirstFailure(
+      if (error instanceof RpcTimeoutError) await nodeAnswers();
+      const uris = await allOrFirstFailure(
         instances.map(async (instance) => {
           const { method, params } = uriCallOf(instance);
           try {
@@ -168,6 +178,10 @@ export function createMetadataFetcher({
           }
         }),
       );
+      // The node may have stopped answering since: a call's failure is held against its instance only
+      // while the node answers others.
+      if (uris.some(({ uri }) => "transient" in uri)) await nodeAnswers();
+      return uris;
     }
     return instances.map((instance, i) => {
       const answer = required(answers[i], `the URI answer for ${instance.address}`);
@@ -179,6 +193,15 @@ export function createMetadataFetcher({
             : decodeUri(instance, answer),
       };
     });
+  }
+
+  /**
+   * Throws unless the node answers a call every node answers at once. A node that is away fails the
+   * probe as it failed the calls (no answer, a refused connection, a 5xx, a rate limit); one that is
+   * there answers, and the calls that failed are their contracts' doing.
+   */
+  async function nodeAnswers(): Promise<void> {
+    await eth_blockNumber(client);
   }
 
   async function fetchWithRetries(
@@ -260,7 +283,9 @@ export function createMetadataFetcher({
       while (!signal.aborted) {
         let processed = 0;
         try {
-          processed = await runOnce(signal);
+          // A node or a database that is away is waited for with growing pauses, logged once and then
+          // now and then, as the indexer waits for it; anything else ends the round, to be tried later.
+          processed = await retryForever(() => runOnce(signal), { what: "NFT metadata", logger, signal });
         } catch (error) {
           if (signal.aborted) return;
           const message = error instanceof BaseError ? error.shortMessage : (error as Error).message;
