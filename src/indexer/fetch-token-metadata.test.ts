@@ -307,25 +307,25 @@ describe("fetchTokenMetadata over HTTP", () => {
   });
 
   it("connects to the address it checked, whatever the name answers when looked up again (DNS rebinding)", async () => {
-    // One port on two loopback addresses: ::1 stands for a public host, as the list below refuses only
-    // 127.0.0.0/8, and 127.0.0.1 for the private one the name is made to answer once it has been checked.
+    // One port on two loopback addresses: 127.0.0.1 stands for a public host, as the list below refuses
+    // only 127.0.0.2, the private one the name is made to answer once it has been checked.
     const requests = { public: 0, private: 0 };
     const serve = (name: keyof typeof requests) =>
       createServer((_request, response) => {
         requests[name]++;
         send(response, 200, "application/json", JSON.stringify({ server: name }));
       });
-    const privateServer = serve("private").listen(0, "127.0.0.1");
+    const privateServer = serve("private").listen(0, "127.0.0.2");
     await once(privateServer, "listening");
     const { port } = privateServer.address() as AddressInfo;
-    const publicServer = serve("public").listen(port, "::1");
+    const publicServer = serve("public").listen(port, "127.0.0.1");
     await once(publicServer, "listening");
     const refused = new BlockList();
-    refused.addSubnet("127.0.0.0", 8, "ipv4");
+    refused.addAddress("127.0.0.2", "ipv4");
     const lookups: string[] = [];
     const resolve: ResolveName = async (hostname) => {
       lookups.push(hostname);
-      return lookups.length === 1 ? [{ address: "::1", family: 6 }] : [{ address: "127.0.0.1", family: 4 }];
+      return [{ address: lookups.length === 1 ? "127.0.0.1" : "127.0.0.2", family: 4 }];
     };
     const rebinding = { ipfsGateway: gateway, timeoutMs: 1_000, maxBytes: 10_000, refused, resolve };
     try {
@@ -333,7 +333,7 @@ describe("fetchTokenMetadata over HTTP", () => {
         metadata: { server: "public" },
       });
       expect(await fetchTokenMetadata(`http://rebound.test:${port}/1.json`, rebinding)).toEqual({
-        error: "host rebound.test is 127.0.0.1, an address token URIs may not reach",
+        error: "host rebound.test is 127.0.0.2, an address token URIs may not reach",
         retryable: false,
       });
       // Each name looked up once, by the connection itself: no earlier lookup's answer let it through.
