@@ -109,6 +109,23 @@ describe.each(databaseKinds)("importing operator ABIs on %s", (kind) => {
       name: "ProxyItself",
     });
   });
+
+  it("gives the same ABI object page after page, until the ABI is imported again", async () => {
+    const abiOf = async (address: string) =>
+      (await findAddresses(test.db, [], { withAbis: [address] })).get(address)?.abi;
+    // The same object, so that its index by selector is built once, not on every page.
+    const first = await abiOf(proxy);
+    expect(await abiOf(proxy)).toBe(first);
+    await writeContractAbi(test.db, {
+      address: named,
+      name: "Named",
+      abi: transferAbi,
+      source: "abi",
+      file: "n.json",
+    });
+    expect(await abiOf(proxy)).toEqual([...transferAbi, ...transferAbi]);
+    expect(await abiOf(named)).toEqual(transferAbi);
+  });
 });
 
 describe("the watched ABI folder", () => {

@@ -83,10 +83,12 @@ export async function findAddresses(
     abisOf.length === 0
       ? ""
       : `q.hash = ANY(${bind(abisOf.map((hash) => byteaText(hash)))}::text[]::bytea[])`;
+  // Which import of each ABI, not the ABI: the ABIs come from the cache, and only those it lacks are read.
   const abiColumns =
     asked === ""
       ? ""
-      : `, CASE WHEN ${asked} THEN own.abi END AS own_abi, CASE WHEN ${asked} THEN impl.abi END AS implementation_abi`;
+      : `, CASE WHEN ${asked} THEN ${abiVersion("own")} END AS own_import,
+       CASE WHEN ${asked} THEN ${abiVersion("impl")} END AS implementation_import`;
   const rows = await db.query<{
     hash: string;
     is_contract: boolean | null;
@@ -97,8 +99,8 @@ export async function findAddresses(
     implementation_name: string | null;
     implementation_verified: boolean;
     token_type: string | null;
-    own_abi?: Abi | null;
-    implementation_abi?: Abi | null;
+    own_import?: string | null;
+    implementation_import?: string | null;
   }>(
     `SELECT ${hexColumn("q.hash", "hash")}, a.is_contract, own.address IS NOT NULL AS verified, own.name,
        proxy.proxy_type, ${hexColumn("proxy.implementation", "implementation")}, impl.name AS implementation_name,
@@ -112,6 +114,15 @@ export async function findAddresses(
      WHERE a.hash IS NOT NULL OR own.address IS NOT NULL OR proxy.proxy_type IS NOT NULL`,
     params,
     { genericPlan: true },
+  );
+  const abis = await readAbis(
+    db,
+    rows.flatMap((row) => [
+      ...(row.own_import ? [{ address: row.hash, imported: row.own_import }] : []),
+      ...(row.implementation && row.implementation_import
+        ? [{ address: row.implementation, imported: row.implementation_import }]
+        : []),
+    ]),
   );
   return new Map(
     rows.map((row) => [
@@ -131,11 +142,68 @@ export async function findAddresses(
             ]
           : [],
         token_type: row.token_type,
-        abi:
-          row.own_abi || row.implementation_abi
-            ? [...(row.own_abi ?? []), ...(row.implementation_abi ?? [])]
-            : null,
+        abi: joinAbis(
+          row.own_import ? abis.get(row.hash) : undefined,
+          row.implementation && row.implementation_import ? abis.get(row.implementation) : undefined,
+        ),
       },
     ]),
   );
+}
+
+/**
+ * Which import of a `contract_abis` row: its time, and its size, which tells two imports of one
+ * transaction apart (`now()` is the transaction's time) and is read from the value's header alone.
+ */
+function abiVersion(alias: string): string {
+  return `${alias}.imported_at::text || '/' || pg_column_size(${alias}.abi)`;
+}
+
+/**
+ * Imported ABIs by `<address>@<version>` ({@link abiVersion}), parsed, and the joins of an address's own
+ * ABI with its implementation's by both keys: kept across pages, and the same objects each time, so that
+ * decoding indexes each once. An ABI of hundreds of entries cost milliseconds a page to read, parse and
+ * index, and a page's contracts are mostly the last page's. A re-import is another version, another key.
+ */
+const abiCache = new Map<string, Abi>();
+/** ABIs kept; past this the oldest kept goes. */
+const abiCacheLimit = 2_000;
+/** The key each cached ABI object was kept under. */
+const abiKeys = new WeakMap<Abi, string>();
+
+function cacheAbi(key: string, abi: Abi): Abi {
+  abiCache.set(key, abi);
+  abiKeys.set(abi, key);
+  if (abiCache.size > abiCacheLimit) abiCache.delete(abiCache.keys().next().value as string);
+  return abi;
+}
+
+/** The ABIs of these imports by address, from the cache or, for those it lacks, read in one statement. */
+async function readAbis(
+  db: Queryable,
+  imports: { address: string; imported: string }[],
+): Promise<Map<string, Abi>> {
+  const found = new Map<string, Abi>();
+  const missing: string[] = [];
+  for (const { address, imported } of imports) {
+    const cached = abiCache.get(`${address}@${imported}`);
+    if (cached) found.set(address, cached);
+    else missing.push(address);
+  }
+  if (missing.length === 0) return found;
+  const read = await db.query<{ address: string; imported: string; abi: Abi }>(
+    `SELECT ${hexColumn("c.address", "address")}, ${abiVersion("c")} AS imported, c.abi FROM contract_abis c
+     WHERE c.address = ANY($1::text[]::bytea[])`,
+    [[...new Set(missing)].map((hash) => byteaText(hash))],
+  );
+  // Read now, a re-import since the first statement is taken as it is.
+  for (const { address, imported, abi } of read) found.set(address, cacheAbi(`${address}@${imported}`, abi));
+  return found;
+}
+
+/** An address's own ABI followed by its implementation's, the same object for the same two. */
+function joinAbis(own: Abi | undefined, implementation: Abi | undefined): Abi | null {
+  if (!own || !implementation) return own ?? implementation ?? null;
+  const key = `${abiKeys.get(own)}+${abiKeys.get(implementation)}`;
+  return abiCache.get(key) ?? cacheAbi(key, [...own, ...implementation]);
 }
