@@ -166,8 +166,8 @@ function abiVersion(alias: string): string {
  * index, and a page's contracts are mostly the last page's. A re-import is another version, another key.
  */
 const abiCache = new Map<string, Abi>();
-/** ABIs kept; past this the oldest kept goes. */
-const abiCacheLimit = 2_000;
+/** ABIs kept, a few pages' worth (324 entries parsed take 84 KB); past this the oldest kept goes. */
+const abiCacheLimit = 500;
 /** The key each cached ABI object was kept under. */
 const abiKeys = new WeakMap<Abi, string>();
 
