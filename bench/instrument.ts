@@ -61,6 +61,7 @@ export function timedDatabase(db: Database, totals: Totals): Database {
     ...wrap(db),
     kind: db.kind,
     transaction: (work) => timed(totals, "transaction (total)", () => db.transaction((tx) => work(wrap(tx)))),
+    session: (work) => db.session((session) => work(wrap(session))),
     close: () => db.close(),
   };
 }

@@ -1,6 +1,7 @@
 import { toHex } from "viem";
 import { describe, expect, it } from "vitest";
 import { type Database, openDatabase } from "../src/db/client.ts";
+import { compactIndexes, dropAbandonedRebuilds } from "../src/db/compact-indexes.ts";
 import { startAnvil } from "../src/demo/anvil.ts";
 import { createIndexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
@@ -50,3 +51,36 @@ describe.each(postgresKinds)("a statement_timeout set for the whole database on 
     }
   }, 60_000);
 });
+
+describe.each(postgresKinds)(
+  "index compaction under a statement_timeout set for the whole database on %s",
+  (kind) => {
+    it("rebuilds every index all the same, and leaves the pool's connections with the database's limit", async () => {
+      const test = await createTestDatabase(kind);
+      let db: Database | undefined;
+      try {
+        // An index whose rebuild, and a table whose ANALYZE, take longer than the database allows.
+        await test.db.exec(`CREATE TABLE filler AS SELECT g AS n FROM generate_series(1, 400000) g;
+        CREATE INDEX filler_n ON filler (n)`);
+        const name = new URL(test.url as string).pathname.slice(1);
+        await test.db.exec(`ALTER DATABASE ${name} SET statement_timeout = '20ms'`);
+        db = await openDatabase({ databaseUrl: test.url });
+        await expect(db.exec("REINDEX INDEX CONCURRENTLY filler_n")).rejects.toMatchObject({ code: "57014" });
+        await dropAbandonedRebuilds(db);
+
+        const compacted = await compactIndexes(db);
+        expect(compacted?.indexes).toBeGreaterThan(10);
+        // The session's own setting went with it: the connections answer with the database's limit again.
+        const limits = await Promise.all(
+          Array.from({ length: 10 }, () =>
+            db?.query<{ setting: string }>("SELECT current_setting('statement_timeout') AS setting"),
+          ),
+        );
+        expect(new Set(limits.map((rows) => rows?.[0]?.setting))).toEqual(new Set(["20ms"]));
+      } finally {
+        await db?.close();
+        await test.drop();
+      }
+    }, 60_000);
+  },
+);

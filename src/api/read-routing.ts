@@ -145,6 +145,7 @@ export function routeReads({
     query: (text, params, options) => routed().query(text, params, options),
     exec: (text) => routed().exec(text),
     transaction: (work) => routed().transaction(work),
+    session: (work) => routed().session(work),
     close: async () => {},
   };
   return {

@@ -42,6 +42,12 @@ export type Database = Queryable & {
   kind: "postgres" | "pglite";
   /** Runs `work` in one transaction: all of it is committed or none of it. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` on one connection of its own, outside any transaction, so that a setting it makes with
+   * `SET` holds for its statements (PGlite has one connection). The setting stays with the connection:
+   * `work` resets it.
+   */
+  session<T>(work: (session: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 };
 
@@ -54,6 +60,23 @@ export function writeTransaction<T>(db: Database, work: (tx: Queryable) => Promi
   return db.transaction(async (tx) => {
     await tx.exec("SET LOCAL statement_timeout = 0");
     return work(tx);
+  });
+}
+
+/**
+ * Runs `work` on one connection of `db`, outside any transaction, that no `statement_timeout` set for the
+ * role or the database cuts short: for what cannot run in a transaction and takes long on a large
+ * database (`REINDEX ... CONCURRENTLY`, `ANALYZE`), which such a limit, meant for reads, would cancel
+ * every time.
+ */
+export function maintenanceSession<T>(db: Database, work: (session: Queryable) => Promise<T>): Promise<T> {
+  return db.session(async (session) => {
+    await session.exec("SET statement_timeout = 0");
+    try {
+      return await work(session);
+    } finally {
+      await session.exec("RESET statement_timeout");
+    }
   });
 }
 
@@ -180,6 +203,7 @@ async function openPglite(path: string, unlock: () => void): Promise<Database> {
     kind: "pglite",
     ...wrap(lite),
     transaction: (work) => lite.transaction((tx) => work(wrap(tx))),
+    session: (work) => work(wrap(lite)),
     close: async () => {
       try {
         await lite.close();
@@ -408,6 +432,17 @@ async function openPostgres(databaseUrl: string, mayBeAway: boolean): Promise<Da
           }
         })
         .finally(() => end()) as Promise<never>;
+    },
+    session: async (work) => {
+      const reserved = await sql.reserve();
+      try {
+        return await work({
+          query: (text, params = []) => query(reserved, text, params),
+          exec: async (text) => void (await reserved.unsafe(text)),
+        });
+      } finally {
+        reserved.release();
+      }
     },
     close: async () => {
       await Promise.all([sql.end({ timeout: 5 }), generic.end({ timeout: 5 })]);

@@ -1,6 +1,6 @@
 import type { Logger } from "../logger.ts";
 import { readCheckpoint } from "./checkpoints.ts";
-import type { Database, Queryable } from "./client.ts";
+import { type Database, maintenanceSession, type Queryable } from "./client.ts";
 
 export type CompactIndexesParameters = {
   logger?: Logger;
@@ -37,29 +37,35 @@ export async function compactIndexes(
   if (db.kind !== "postgres") return null;
   const began = performance.now();
   const indexedBlock = await readCheckpoint(db);
-  const abandoned = await dropAbandonedRebuilds(db);
-  // A hash index is built with as many buckets as the table's estimated rows need: fresh statistics size
-  // it right (the transactions' hash index 10 % smaller than from the estimate a first sync leaves).
-  await db.exec("ANALYZE");
-  const indexes = await db.query<{ name: string; bytes: number }>(
-    `SELECT i.indexrelid::regclass::text AS name, pg_relation_size(i.indexrelid) AS bytes
+  // A statement_timeout of the role or the database, meant for reads, would cancel a large index's rebuild
+  // every time.
+  const { abandoned, indexes, bytesBefore, bytesAfter } = await maintenanceSession(db, async (session) => {
+    const abandoned = await dropAbandonedRebuilds(session);
+    // A hash index is built with as many buckets as the table's estimated rows need: fresh statistics
+    // size it right (the transactions' hash index 10 % smaller than from the estimate a first sync leaves).
+    await session.exec("ANALYZE");
+    const indexes = await session.query<{ name: string; bytes: number }>(
+      `SELECT i.indexrelid::regclass::text AS name, pg_relation_size(i.indexrelid) AS bytes
      FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid
      WHERE t.relnamespace = current_schema()::regnamespace AND t.relname <> 'schema_migrations' AND i.indisvalid
      ORDER BY bytes DESC, name`,
-  );
-  let bytesBefore = 0;
-  let bytesAfter = 0;
-  for (const index of indexes) {
-    signal?.throwIfAborted();
-    // A regclass's text is the index's name quoted as SQL needs it.
-    await db.exec(`REINDEX INDEX CONCURRENTLY ${index.name}`);
-    const [after] = await db.query<{ bytes: number }>("SELECT pg_relation_size($1::regclass) AS bytes", [
-      index.name,
-    ]);
-    bytesBefore += index.bytes;
-    bytesAfter += after?.bytes ?? 0;
-    logger?.debug({ index: index.name, before: index.bytes, after: after?.bytes }, "index compacted");
-  }
+    );
+    let bytesBefore = 0;
+    let bytesAfter = 0;
+    for (const index of indexes) {
+      signal?.throwIfAborted();
+      // A regclass's text is the index's name quoted as SQL needs it.
+      await session.exec(`REINDEX INDEX CONCURRENTLY ${index.name}`);
+      const [after] = await session.query<{ bytes: number }>(
+        "SELECT pg_relation_size($1::regclass) AS bytes",
+        [index.name],
+      );
+      bytesBefore += index.bytes;
+      bytesAfter += after?.bytes ?? 0;
+      logger?.debug({ index: index.name, before: index.bytes, after: after?.bytes }, "index compacted");
+    }
+    return { abandoned, indexes, bytesBefore, bytesAfter };
+  });
   if (indexedBlock !== null) {
     await db.query(
       `INSERT INTO checkpoints (name, block_number) VALUES ($1, $2)
