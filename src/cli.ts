@@ -10,7 +10,7 @@ import {
   parseCommandLine,
 } from "./config.ts";
 import { compactIndexes } from "./db/compact-indexes.ts";
-import { AbiImportIncompleteError, importAbis } from "./db/import-abis.ts";
+import { AbiImportIncompleteError, abiFilesAt, importAbis } from "./db/import-abis.ts";
 import { isUserError } from "./errors.ts";
 import type { Indexer } from "./indexer/create-indexer.ts";
 import { createLogger, type Logger } from "./logger.ts";
@@ -140,6 +140,8 @@ const commands = {
       throw new ConfigError("usage: sextant abi import <path> [--address 0x..]");
     if (address !== undefined && !isAddress(address, { strict: false }))
       throw new ConfigError(`--address must be an address, got "${address}"`);
+    // A path that names no ABI file is said before the database is opened, let alone migrated.
+    await abiFilesAt(path, { address });
     const db = await openStore({ config, logger });
     try {
       const { imported, failed } = await importAbis(db, { path, address });

@@ -217,6 +217,15 @@ describe("sextant abi import", () => {
     expect(failed.stderr).toBe(
       `sextant: ${bad}: ABI entry 0 has no valid "type" (undefined)\nsextant: 1 of 1 ABI files not imported\n`,
     );
-    expect(run(join(dataDir, "missing.json")).status).toBe(2);
+    // A path that is not there is said before any database is made.
+    const missing = join(dataDir, "missing.json");
+    const untouched = join(dataDir, "untouched");
+    const absent = spawnSync(process.execPath, [cli, "abi", "import", missing, "--data-dir", untouched], {
+      encoding: "utf8",
+      env: { ...process.env, DATABASE_URL: "" },
+    });
+    expect(absent.status).toBe(2);
+    expect(absent.stderr).toBe(`sextant: ${missing}: does not exist (ENOENT)\n`);
+    expect(existsSync(untouched)).toBe(false);
   });
 });

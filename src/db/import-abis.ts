@@ -29,6 +29,20 @@ export type ImportAbisReturnType = {
 };
 
 /**
+ * The ABI files `path` names: itself, or those of the folder it is ({@link abiFilesIn}).
+ * @throws {AbiFileError} when `path` does not exist, or `address` is given with a folder.
+ */
+export async function abiFilesAt(path: string, { address }: { address?: string } = {}): Promise<string[]> {
+  const full = resolve(path);
+  const info = await stat(full).catch((error: NodeJS.ErrnoException) => {
+    throw new AbiFileError(full, `does not exist (${error.code ?? "error"})`, { cause: error });
+  });
+  if (info.isDirectory() && address)
+    throw new AbiFileError(full, "is a folder: --address goes with a single file");
+  return info.isDirectory() ? abiFilesIn(full) : [full];
+}
+
+/**
  * Imports operator ABIs into `contract_abis`: each contract is then verified and named by its contract
  * name. A file imported again replaces what its address had. Bad files are returned, not thrown, so one
  * bad file in a folder does not keep the others out.
@@ -38,13 +52,7 @@ export async function importAbis(
   db: Queryable,
   { path, address }: ImportAbisParameters,
 ): Promise<ImportAbisReturnType> {
-  const full = resolve(path);
-  const info = await stat(full).catch((error: NodeJS.ErrnoException) => {
-    throw new AbiFileError(full, `does not exist (${error.code ?? "error"})`, { cause: error });
-  });
-  if (info.isDirectory() && address)
-    throw new AbiFileError(full, "is a folder: --address goes with a single file");
-  const files = info.isDirectory() ? await abiFilesIn(full) : [full];
+  const files = await abiFilesAt(path, { address });
   const result: ImportAbisReturnType = { imported: [], failed: [] };
   for (const file of files) {
     try {
