@@ -13,6 +13,7 @@ import { createAbiDirWatcher } from "./indexer/watch-abi-dir.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
 import { createRpcClient } from "./rpc/client.ts";
+import { anySignal } from "./signals.ts";
 
 export type OpenStoreParameters = { config: Config; logger: Logger };
 
@@ -92,15 +93,15 @@ export function createChainIndexer({
     async run(signal) {
       // One task's failure stops the others, as a stop does; a stop asked for before this call counts too.
       const failed = new AbortController();
-      const both = AbortSignal.any([signal, failed.signal]);
+      const both = anySignal([signal, failed.signal]);
       await Promise.all(
-        [indexer.run(both), metadata.run(both), abis.run(both)].map((task) =>
+        [indexer.run(both.signal), metadata.run(both.signal), abis.run(both.signal)].map((task) =>
           task.catch((error) => {
             failed.abort(error);
             throw error;
           }),
         ),
-      );
+      ).finally(both.dispose);
     },
   };
 }

@@ -16,7 +16,7 @@ import type { Indexer } from "./indexer/create-indexer.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
 import { progressOnTerminal } from "./progress.ts";
-import { untilAborted } from "./sleep.ts";
+import { untilAborted } from "./signals.ts";
 
 const usage = `Usage: sextant <command> [options]
 

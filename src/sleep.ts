@@ -13,14 +13,3 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
-
-/**
- * Resolves once `signal` aborts, at once if it already has: a listener added to an aborted signal is never
- * called, and a stop asked for before the wait began would go unheard.
- */
-export function untilAborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    signal.addEventListener("abort", () => resolve(), { once: true });
-  });
-}

@@ -15,6 +15,7 @@ import type { RpcCall, RpcClient } from "../rpc/client.ts";
 import { isMethodNotSupported, RpcResponseError, RpcTimeoutError } from "../rpc/errors.ts";
 import { eth_blockNumber } from "../rpc/eth_blockNumber.ts";
 import { isContractFailure } from "../rpc/eth_call.ts";
+import { anySignal } from "../signals.ts";
 import { sleep } from "../sleep.ts";
 import {
   defaultIpfsGateway,
@@ -387,7 +388,7 @@ async function forEachBounded<T>(
   work: (item: T, signal: AbortSignal) => Promise<void>,
 ): Promise<void> {
   const failed = new AbortController();
-  const stop = signal ? AbortSignal.any([signal, failed.signal]) : failed.signal;
+  const { signal: stop, dispose } = anySignal([signal, failed.signal]);
   let failure: { error: unknown } | undefined;
   // The workers share one iterator, so each takes the next item not yet taken.
   const queue = items.values();
@@ -402,7 +403,7 @@ async function forEachBounded<T>(
       failed.abort(error);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker)).finally(dispose);
   if (failure) throw failure.error;
 }
 

@@ -1,5 +1,6 @@
 import type { BlockList } from "node:net";
 import { type Agent, type Response, fetch as undiciFetch } from "undici";
+import { anySignal } from "../signals.ts";
 import { RefusedAddressError, type ResolveName, refusedAddresses, refusingAgent } from "./metadata-hosts.ts";
 
 /** The IPFS gateway used when none is configured; Blockscout's public default too. */
@@ -227,8 +228,7 @@ async function fetchHttp(
 ): Promise<FetchTokenMetadataReturnType> {
   // One signal bounds the whole exchange: a server that sends headers and then trickles the body
   // times out too.
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = stop ? AbortSignal.any([stop, timeout]) : timeout;
+  const { signal, dispose } = anySignal([stop, AbortSignal.timeout(timeoutMs)]);
   try {
     let url = first;
     let response: Response;
@@ -279,6 +279,8 @@ async function fetchHttp(
     // Stopped by the caller, not failed by the server.
     stop?.throwIfAborted();
     return describeFetchError(error, timeoutMs);
+  } finally {
+    dispose();
   }
 }
 

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import type { Queryable } from "../db/client.ts";
 import { abiFilesIn, type ImportAbisReturnType, importAbis } from "../db/import-abis.ts";
 import type { Logger } from "../logger.ts";
-import { untilAborted } from "../sleep.ts";
+import { untilAborted } from "../signals.ts";
 
 export type CreateAbiDirWatcherParameters = {
   db: Queryable;

@@ -1,6 +1,7 @@
 import { createConcurrencyLimit } from "../concurrency-limit.ts";
 import type { Metrics } from "../metrics.ts";
 import { retry } from "../retry.ts";
+import { anySignal } from "../signals.ts";
 import {
   RpcBatchTooLargeError,
   RpcError,
@@ -83,15 +84,22 @@ export function createRpcClient({
   const withSlot = createConcurrencyLimit({ places: concurrency });
 
   async function post(body: unknown): Promise<unknown> {
+    const stopOrTimeout = anySignal([signal, AbortSignal.timeout(timeoutMs)]);
+    try {
+      return await exchange(body, stopOrTimeout.signal);
+    } finally {
+      stopOrTimeout.dispose();
+    }
+  }
+
+  async function exchange(body: unknown, stopOrTimeout: AbortSignal): Promise<unknown> {
     let response: Response;
     try {
       response = await fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
-        signal: signal
-          ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)])
-          : AbortSignal.timeout(timeoutMs),
+        signal: stopOrTimeout,
       });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
