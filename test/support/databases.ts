@@ -31,8 +31,9 @@ export type TestDatabase = {
 export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   if (kind === "pglite") {
     const dataDir = mkdtempSync(join(tmpdir(), "sextant-test-"));
-    // A copy of the migrated template the global setup made: a new PGlite cluster takes seconds to create.
-    cpSync(inject("pgliteTemplate"), join(dataDir, "pglite"), { recursive: true });
+    // Under vitest, a copy of the migrated template its global setup made: a new PGlite cluster takes
+    // seconds to create. The benchmarks, outside vitest, create theirs.
+    if (process.env.VITEST) cpSync(inject("pgliteTemplate"), join(dataDir, "pglite"), { recursive: true });
     const db = await openDatabase({ dataDir });
     await migrate(db);
     return {
