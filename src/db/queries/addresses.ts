@@ -152,11 +152,12 @@ export async function findAddresses(
 }
 
 /**
- * Which import of a `contract_abis` row: its time, and its size, which tells two imports of one
- * transaction apart (`now()` is the transaction's time) and is read from the value's header alone.
+ * Which import of a `contract_abis` row: its time, its size (read from the value's header alone) and where
+ * the row version lies, which every update moves: `now()` is its transaction's time, and PGlite's clock
+ * ticks by the millisecond.
  */
 function abiVersion(alias: string): string {
-  return `${alias}.imported_at::text || '/' || pg_column_size(${alias}.abi)`;
+  return `${alias}.imported_at::text || '/' || pg_column_size(${alias}.abi) || '/' || ${alias}.ctid::text`;
 }
 
 /**
