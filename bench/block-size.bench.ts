@@ -15,12 +15,12 @@
  * Prints the p50 of each and the ratio Sextant / raw SQL per block size: flat when the cost follows the
  * page.
  */
-import postgres from "postgres";
 import { openDatabase } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { listTokenTransfers } from "../src/db/queries/token-transfers.ts";
 import { listTransactionLogs } from "../src/db/queries/transaction-logs.ts";
 import { load, median } from "./figures.ts";
+import { createScratchDatabase } from "./scratch-database.ts";
 
 const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const sizes = (process.env.BENCH_BLOCK_SIZES ?? "20,200,2000").split(",").map(Number);
@@ -31,12 +31,8 @@ const logsPerTransaction = 2;
 const token = "0x7e57000000000000000000000000000000000001";
 const database = "sextant_bench_block_size";
 
-const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-await admin.unsafe(`DROP DATABASE IF EXISTS ${database}`);
-await admin.unsafe(`CREATE DATABASE ${database}`);
-const url = new URL(serverUrl);
-url.pathname = `/${database}`;
-const db = await openDatabase({ databaseUrl: url.toString() });
+const scratch = await createScratchDatabase(serverUrl, database);
+const db = await openDatabase({ databaseUrl: scratch.url });
 try {
   await migrate(db);
   const tokenBytes = `'\\x${token.slice(2)}'::bytea`;
@@ -127,6 +123,5 @@ try {
   }
 } finally {
   await db.close();
-  await admin.unsafe(`DROP DATABASE IF EXISTS ${database}`);
-  await admin.end();
+  await scratch.drop();
 }

@@ -7,7 +7,6 @@
  * Prints each page's p50 both ways and the ratio: near 1 when a page does not re-read, re-parse and
  * re-index the ABIs of its contracts on every request.
  */
-import postgres from "postgres";
 import { createApiServer } from "../src/api/server.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { writeContractAbi } from "../src/db/import-abis.ts";
@@ -19,20 +18,17 @@ import { createIndexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { median } from "./figures.ts";
+import { createScratchDatabase } from "./scratch-database.ts";
 
 const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const samples = Number(process.env.BENCH_SAMPLES ?? 400);
 const database = "sextant_bench_imported_abis";
 
-const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-await admin.unsafe(`DROP DATABASE IF EXISTS ${database}`);
-await admin.unsafe(`CREATE DATABASE ${database}`);
-const url = new URL(serverUrl);
-url.pathname = `/${database}`;
+const scratch = await createScratchDatabase(serverUrl, database);
 const anvil = await startAnvil();
 try {
   const scenario = await runScenario({ rpcUrl: anvil.rpcUrl });
-  const db = await openDatabase({ databaseUrl: url.toString() });
+  const db = await openDatabase({ databaseUrl: scratch.url });
   try {
     await migrate(db);
     const indexer = createIndexer({
@@ -86,6 +82,5 @@ try {
   }
 } finally {
   await anvil.stop();
-  await admin.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.end();
+  await scratch.drop();
 }
