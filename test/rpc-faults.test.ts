@@ -4,7 +4,7 @@ import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { runScenario } from "../src/demo/scenario.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { sleep } from "../src/sleep.ts";
-import { databaseKinds, fingerprint } from "./support/databases.ts";
+import { type DatabaseKind, databaseKinds, fingerprint } from "./support/databases.ts";
 import { faultKinds, startFaultProxy } from "./support/fault-proxy.ts";
 import { type FollowedNode, followNode, indexNode } from "./support/index-node.ts";
 import { until } from "./support/until.ts";
@@ -21,8 +21,7 @@ function capturingLogger() {
   return { logger, lines };
 }
 
-// Every database's indexer runs through the same faulty node at once, so that they share its 30 s away.
-describe(`indexing through a faulty node on ${databaseKinds.join(" and ")}`, () => {
+describe.each(databaseKinds)("indexing through a faulty node on %s", (kind: DatabaseKind) => {
   let anvil: Anvil;
   let head: bigint;
 
@@ -34,84 +33,61 @@ describe(`indexing through a faulty node on ${databaseKinds.join(" and ")}`, () 
   afterAll(() => anvil?.stop());
 
   it("rides out every fault and ends with exactly the rows of a clean run", async () => {
-    const expected = await Promise.all(
-      databaseKinds.map(async (kind) => {
-        const clean = await indexNode(kind, anvil.rpcUrl, { rangeSize: 5, head });
-        expect(clean.head).toBe(head);
-        try {
-          return await fingerprint(clean.test.db);
-        } finally {
-          await clean.test.drop();
-        }
-      }),
-    );
+    const clean = await indexNode(kind, anvil.rpcUrl, { rangeSize: 5, head });
+    expect(clean.head).toBe(head);
+    const expected = await fingerprint(clean.test.db);
+    await clean.test.drop();
 
     const proxy = await startFaultProxy({ target: anvil.rpcUrl, faults: faultKinds, rate: 0.15, seed: 42 });
-    const runs: (FollowedNode & { kind: string; lines: LogLine[] })[] = [];
+    const { logger, lines } = capturingLogger();
+    let faulty: FollowedNode | undefined;
     try {
-      for (const kind of databaseKinds) {
-        const { logger, lines } = capturingLogger();
-        const followed = await followNode(
-          kind,
-          // A short timeout, so held requests cost little; short client retries, so some faults reach the indexer.
-          createRpcClient({ url: proxy.url, timeoutMs: 300, retryDelayMs: 5 }),
-          { logger, rangeSize: 5, pollIntervalMs: 50 },
-        );
-        runs.push({ ...followed, kind, lines });
-      }
-      const indexed = (run: FollowedNode) => run.indexer.status().indexedBlock ?? -1n;
-      const options = { intervalMs: 10, failOn: Promise.all(runs.map((run) => run.running)) };
+      faulty = await followNode(
+        kind,
+        // A short timeout, so held requests cost little; short client retries, so some faults reach the indexer.
+        createRpcClient({ url: proxy.url, timeoutMs: 300, retryDelayMs: 5 }),
+        { logger, rangeSize: 5, pollIntervalMs: 50 },
+      );
+      const { indexer, running } = faulty;
+      const indexed = () => indexer.status().indexedBlock ?? -1n;
+      const options = { intervalMs: 10, failOn: running };
 
       // The node stops mid-run for 30 s, refusing connections, then comes back.
-      await until("block 20 in every database", async () => runs.every((run) => indexed(run) >= 20n), {
-        ...options,
-        timeoutMs: 30_000,
-      });
+      await until("block 20", async () => indexed() >= 20n, { ...options, timeoutMs: 30_000 });
       await proxy.setDown(true);
       await sleep(30_000);
-      for (const run of runs) expect(indexed(run), run.kind).toBeLessThan(head);
+      expect(indexed()).toBeLessThan(head);
       await proxy.setDown(false);
 
       // Done once the head is stored and every burst of node errors ended in a recovery.
-      const warnings = (lines: LogLine[]) => lines.filter((line) => line.msg === "node error, retrying");
-      const recoveries = (lines: LogLine[]) =>
-        lines.filter((line) => line.msg === "recovered after node errors");
+      const warnings = () => lines.filter((line) => line.msg === "node error, retrying");
+      const recoveries = () => lines.filter((line) => line.msg === "recovered after node errors");
       await until(
-        "the head in every database, every burst of node errors recovered",
-        async () =>
-          runs.every(
-            (run) => indexed(run) === head && warnings(run.lines).length === recoveries(run.lines).length,
-          ),
-        { ...options, timeoutMs: 60_000 },
+        "the head, every burst of node errors recovered",
+        async () => indexed() === head && warnings().length === recoveries().length,
+        { ...options, timeoutMs: 45_000 },
       );
-      for (const run of runs) await run.stop();
+      await faulty.stop();
 
-      for (const [index, run] of runs.entries()) {
-        expect(await fingerprint(run.test.db), run.kind).toEqual(expected[index]);
-        expect(
-          warnings(run.lines).some((line) => line.error?.includes("cannot reach")),
-          run.kind,
-        ).toBe(true);
-        // One warning when a burst starts and one line when it ends, never a line per failed attempt.
-        const open = new Set<string | undefined>();
-        for (const line of run.lines) {
-          if (line.msg === "node error, retrying") {
-            expect(open.has(line.what), `${run.kind}: a second warning for ${line.what}`).toBe(false);
-            open.add(line.what);
-          } else if (line.msg === "recovered after node errors") {
-            expect(open.delete(line.what), `${run.kind}: a recovery for ${line.what} without a warning`).toBe(
-              true,
-            );
-          }
+      expect(await fingerprint(faulty.test.db)).toEqual(expected);
+      for (const fault of faultKinds) expect(proxy.counts[fault], fault).toBeGreaterThan(0);
+      expect(warnings().some((line) => line.error?.includes("cannot reach"))).toBe(true);
+      // One warning when a burst starts and one line when it ends, never a line per failed attempt.
+      const open = new Set<string | undefined>();
+      for (const line of lines) {
+        if (line.msg === "node error, retrying") {
+          expect(open.has(line.what), `a second warning for ${line.what}`).toBe(false);
+          open.add(line.what);
+        } else if (line.msg === "recovered after node errors") {
+          expect(open.delete(line.what), `a recovery for ${line.what} without a warning`).toBe(true);
         }
       }
-      for (const fault of faultKinds) expect(proxy.counts[fault], fault).toBeGreaterThan(0);
     } finally {
       try {
-        for (const run of runs) await run.drop().catch(() => {});
+        await faulty?.drop();
       } finally {
         await proxy.close();
       }
     }
-  }, 300_000);
+  }, 240_000);
 });
