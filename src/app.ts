@@ -15,11 +15,16 @@ import type { Metrics } from "./metrics.ts";
 import { createRpcClient } from "./rpc/client.ts";
 import { anySignal } from "./signals.ts";
 
-export type OpenStoreParameters = { config: Config; logger: Logger };
+export type OpenStoreParameters = {
+  config: Config;
+  logger: Logger;
+  /** Stops the wait for a PostgreSQL server that cannot be reached yet. */
+  signal?: AbortSignal;
+};
 
 /** Opens the configured database and brings its schema up to date. */
-export async function openStore({ config, logger }: OpenStoreParameters): Promise<Database> {
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+export async function openStore({ config, logger, signal }: OpenStoreParameters): Promise<Database> {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, signal });
   if (db.kind === "postgres" && !isDriverPatched())
     logger.warn(
       "the PostgreSQL driver lacks patches/postgres+3.4.9.patch (installed with --ignore-scripts?): a connection lost under a transaction would end the process; run `npx patch-package`",

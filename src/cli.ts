@@ -66,7 +66,7 @@ const commands = {
     if (config.applicationMode === "indexer") return commands.index(config, logger, signal);
     if (config.applicationMode === "api") return commands.serve(config, logger, signal);
     const withRpc = requireRpc(config);
-    const db = await openStore({ config, logger });
+    const db = await openStore({ config, logger, signal });
     try {
       const metrics = createMetrics();
       const indexer = createChainIndexer({ config: withRpc, db, logger, metrics, signal });
@@ -84,7 +84,7 @@ const commands = {
     }
   },
   async index(config, logger, signal) {
-    const db = await openStore({ config, logger });
+    const db = await openStore({ config, logger, signal });
     const indexer = createChainIndexer({
       config: requireRpc(config),
       db,
@@ -99,7 +99,7 @@ const commands = {
     }
   },
   async serve(config, logger, signal) {
-    const db = await openStore({ config, logger });
+    const db = await openStore({ config, logger, signal });
     try {
       const app = await serve({ config, db, logger, metrics: createMetrics() });
       logServing(app, logger);
@@ -109,15 +109,15 @@ const commands = {
       await db.close();
     }
   },
-  async migrate(config, logger) {
-    const db = await openStore({ config, logger });
+  async migrate(config, logger, signal) {
+    const db = await openStore({ config, logger, signal });
     await db.close();
   },
   async compact(config, logger, signal) {
     // PGlite is never compacted: its embedded databases hold small chains.
     if (!config.databaseUrl)
       throw new ConfigError("compact needs PostgreSQL: set DATABASE_URL or pass --database");
-    const db = await openStore({ config, logger });
+    const db = await openStore({ config, logger, signal });
     try {
       const compacted = await compactIndexes(db, { logger, signal });
       const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
@@ -134,7 +134,7 @@ const commands = {
     const { runDemo } = await import("./demo/run-demo.ts");
     await runDemo({ config, logger, signal });
   },
-  async abi(config, logger, _signal, { args, address }) {
+  async abi(config, logger, signal, { args, address }) {
     const [action, path, ...rest] = args;
     if (action !== "import" || !path || rest.length > 0)
       throw new ConfigError("usage: sextant abi import <path> [--address 0x..]");
@@ -142,7 +142,7 @@ const commands = {
       throw new ConfigError(`--address must be an address, got "${address}"`);
     // A path that names no ABI file is said before the database is opened, let alone migrated.
     await abiFilesAt(path, { address });
-    const db = await openStore({ config, logger });
+    const db = await openStore({ config, logger, signal });
     try {
       const { imported, failed } = await importAbis(db, { path, address });
       for (const contract of imported) {

@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
-import { anySignal, untilAborted } from "./signals.ts";
+import { anySignal, orAborted, untilAborted } from "./signals.ts";
 
 describe("untilAborted", () => {
   it("resolves when the signal aborts, and at once for a signal that already has", async () => {
@@ -41,5 +41,20 @@ describe("anySignal", () => {
       dispose();
     }
     expect(getEventListeners(process, "abort")).toHaveLength(0);
+  });
+});
+
+describe("orAborted", () => {
+  it("rejects with the stop's reason while the work still hangs, and lets go of the signal once settled", async () => {
+    const stop = new AbortController();
+    const hanging = orAborted(new Promise<never>(() => {}), stop.signal);
+    stop.abort(new Error("stopped by SIGTERM"));
+    await expect(hanging).rejects.toThrow("stopped by SIGTERM");
+    await expect(orAborted(Promise.resolve(1), AbortSignal.abort(new Error("late")))).rejects.toThrow("late");
+
+    const running = new AbortController();
+    await expect(orAborted(Promise.resolve("answered"), running.signal)).resolves.toBe("answered");
+    await expect(orAborted(Promise.reject(new Error("refused")), running.signal)).rejects.toThrow("refused");
+    expect(getEventListeners(running.signal, "abort")).toHaveLength(0);
   });
 });

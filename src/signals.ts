@@ -44,3 +44,17 @@ export function anySignal(signals: (AbortSignal | undefined)[]): AnySignalReturn
     },
   };
 }
+
+/**
+ * Settles as `promise` does, or rejects with `signal`'s reason as soon as it aborts, whichever comes first:
+ * for a wait that cannot itself be stopped (a connection that hangs). The promise is left to settle alone.
+ */
+export function orAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}

@@ -93,6 +93,38 @@ describe("what an operator gets wrong at start", () => {
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(5_000);
   });
 
+  it("a stop while waiting for PostgreSQL to answer ends the process at once, not after the wait", async () => {
+    // A server that closes every connection it takes, as one that is starting or restarting does.
+    const closing = createServer((socket) => socket.destroy()).listen(0, "127.0.0.1");
+    await once(closing, "listening");
+    const dialed = once(closing, "connection");
+    try {
+      const port = (closing.address() as { port: number }).port;
+      const child = spawn(
+        process.execPath,
+        [cli, "serve", "--database", `postgres://postgres@127.0.0.1:${port}/postgres`, "--port", "0"],
+        { env: { ...process.env, DATABASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      children.push(child);
+      let output = "";
+      for (const stream of [child.stdout, child.stderr])
+        stream?.on("data", (chunk) => {
+          output += chunk;
+        });
+      const exited = once(child, "exit");
+      await dialed;
+      const stoppedAt = Date.now();
+      child.kill("SIGTERM");
+      const [code] = await exited;
+      // The wait lasts 5 s: the stop is heard within it.
+      expect(Date.now() - stoppedAt).toBeLessThan(2_000);
+      expect(code).toBe(0);
+      expect(output).toContain('"msg":"stopped"');
+    } finally {
+      closing.close();
+    }
+  });
+
   it("a data directory that cannot be written stops with one line and exit code 2", () => {
     // Under a file: no user, root included, can create a folder there.
     const file = join(dataDir(), "a-file");

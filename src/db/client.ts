@@ -7,6 +7,7 @@ import { PGlite, types } from "@electric-sql/pglite";
 import postgres from "postgres";
 import { BaseError } from "../errors.ts";
 import { retry } from "../retry.ts";
+import { orAborted } from "../signals.ts";
 import { isDatabaseUnavailable } from "./unavailable.ts";
 
 /** How a statement is run. */
@@ -90,6 +91,8 @@ export type OpenDatabaseParameters = {
    * meanwhile). A server that answers with a refusal (no such database or role) still fails the opening.
    */
   mayBeAway?: boolean;
+  /** Ends the wait for a PostgreSQL server that cannot be reached yet (the process is stopping). */
+  signal?: AbortSignal;
 };
 
 // Both drivers are made to agree: int8 as a JS number (block numbers and counts fit), numeric as a
@@ -114,8 +117,9 @@ export async function openDatabase({
   databaseUrl,
   dataDir,
   mayBeAway = false,
+  signal,
 }: OpenDatabaseParameters): Promise<Database> {
-  if (databaseUrl) return openPostgres(databaseUrl, mayBeAway);
+  if (databaseUrl) return openPostgres(databaseUrl, { mayBeAway, signal });
   if (!dataDir) throw new Error("openDatabase needs a databaseUrl, or a dataDir for PGlite");
   const path = join(dataDir, "pglite");
   let unlock: () => void;
@@ -307,7 +311,10 @@ function takeHostParameter(databaseUrl: string): { url: string; host?: string } 
   return { url: databaseUrl.slice(0, start) + (rest ? `?${rest}` : ""), host };
 }
 
-async function openPostgres(databaseUrl: string, mayBeAway: boolean): Promise<Database> {
+async function openPostgres(
+  databaseUrl: string,
+  { mayBeAway, signal }: { mayBeAway: boolean; signal?: AbortSignal },
+): Promise<Database> {
   const { url, host: hostParameter } = takeHostParameter(databaseUrl);
   const named = hostParameter === undefined ? {} : { host: hostParameter };
   // Parsed by the driver without connecting: which server the URL names.
@@ -340,11 +347,17 @@ async function openPostgres(databaseUrl: string, mayBeAway: boolean): Promise<Da
   // `socket` is a documented option of postgres.js that its types leave out.
   const sql = postgres(url, options as typeof options & postgres.Options<never>);
   try {
-    await retry(() => sql`select 1`, {
-      withinMs: mayBeAway ? 0 : reachWithinMs,
-      delayMs: 250,
-      maxDelayMs: 500,
-    });
+    // A stop ends the wait, even during a try that hangs (a host that drops packets holds one for the
+    // driver's connect timeout, 30 s).
+    await orAborted(
+      retry(() => sql`select 1`, {
+        withinMs: mayBeAway ? 0 : reachWithinMs,
+        delayMs: 250,
+        maxDelayMs: 500,
+        signal,
+      }),
+      signal,
+    );
   } catch (error) {
     if (!(mayBeAway && isDatabaseUnavailable(error))) {
       // Not left open: its connections would keep the process alive after it reported the failure.
