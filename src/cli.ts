@@ -31,7 +31,12 @@ Commands:
             import an ABI file (plain ABI JSON or Sourcify metadata.json) or every one in a folder
 
 Options (flag, or environment variable):
-${configOptions.map(({ flag, env }) => `  --${flag.padEnd(16)} ${env}`).join("\n")}
+${configOptions
+  .map(
+    ({ flag, env, default: value }) =>
+      `  --${flag}, ${env}${value === undefined ? "" : `  [default: ${value}]`}`,
+  )
+  .join("\n")}
 `;
 
 /** What follows the command's name: `abi import` takes a path and `--address`. */

@@ -86,3 +86,16 @@ describe("parseCommandLine", () => {
     expect(() => parseCommandLine(argv)).toThrow(new ConfigError(message));
   });
 });
+
+describe("configOptions: the defaults --help shows", () => {
+  it("writes each default as its flag takes it: given back, it makes the configuration the default does", () => {
+    const shown = configOptions.filter((option) => option.default !== undefined);
+    // Durations in their largest unit, lists comma-separated: read back, not merely printed.
+    expect(shown.find(({ flag }) => flag === "replica-max-lag")?.default).toBe("5m");
+    expect(shown.find(({ flag }) => flag === "entry-points-v07")?.default).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(shown.length).toBeGreaterThan(25);
+    const byDefault = loadConfig({ env: {} });
+    for (const { flag, default: written } of shown)
+      expect(loadConfig({ env: {}, flags: { [flag]: written as string } }), flag).toEqual(byDefault);
+  });
+});

@@ -486,8 +486,28 @@ export function loadConfig({ env = process.env, flags = {} }: LoadConfigParamete
   return config as Config;
 }
 
-/** The flags `loadConfig` understands, with their environment names, for `--help`. */
-export const configOptions = Object.values(fields).map(({ env, flag }) => ({ env, flag }));
+/**
+ * A default written as the flag takes it: a duration in its largest whole unit (`5m`), a list
+ * comma-separated; none for an empty list.
+ */
+function writtenDefault(value: unknown, field: Field): string | undefined {
+  if (value === undefined || (Array.isArray(value) && value.length === 0)) return undefined;
+  if (Array.isArray(value)) return value.join(",");
+  if (field.parse === duration && typeof value === "number") {
+    const [unit, ms] = Object.entries(durationUnits)
+      .reverse()
+      .find(([, ms]) => value % ms === 0) ?? ["ms", 1];
+    return `${value / ms}${unit}`;
+  }
+  return String(value);
+}
+
+/** The flags `loadConfig` understands, with their environment names and defaults, for `--help`. */
+export const configOptions = Object.entries(fields).map(([key, field]) => ({
+  env: field.env,
+  flag: field.flag,
+  default: writtenDefault(defaults[key as keyof Config], field),
+}));
 
 export type CommandLine = {
   /** The command's name and the words after it (`abi import <path>`). */
