@@ -86,6 +86,16 @@ export function resumeValueSql(
 }
 
 /**
+ * SQL for the value a value-ordered list (endpoints 1, 6 and 9) resumes after when the cursor names its last
+ * row but has lost its value (a partial cursor): the row's stored value, from the first of `lookups` (each a
+ * statement reading it by the row's key) that finds it. When the row is gone, nothing tells where the page
+ * ended: the value is above every balance, and the list starts over as it does for a cursor without keys.
+ */
+export function storedValueSql(...lookups: string[]): string {
+  return `COALESCE(${lookups.map((lookup) => `(${lookup})`).join(", ")}, 'Infinity'::numeric)`;
+}
+
+/**
  * Whether the decimal `value` is exactly the value a client meant, not a double's rounding of it: below
  * 2^53, where a double holds every integer exactly, or digits that no double prints, once spelled out as
  * the API spells a cursor's value (a double of 2^53 or more prints as its shortest round-trip digits,

@@ -1,7 +1,13 @@
 import type { Queryable } from "../client.ts";
 import { byteaParam, byteaText } from "../table-rows.ts";
 import { nftTokenTypes, storedTokenTypes } from "../token-types.ts";
-import { type BalanceRowSql, belowDoubleRounding, hexColumn, resumeValueSql } from "./keyset.ts";
+import {
+  type BalanceRowSql,
+  belowDoubleRounding,
+  hexColumn,
+  resumeValueSql,
+  storedValueSql,
+} from "./keyset.ts";
 
 /** A token as the API renders it, with the exact number of its holders. */
 export type TokenRow = {
@@ -119,6 +125,18 @@ export async function listAddressTokens(
       const below = `$${params.push(belowDoubleRounding(cursor.value))}::numeric`;
       after = (value) => `${value} < ${below}`;
     }
+  } else if (cursor.token_address !== null && cursor.token_id !== null) {
+    // The row the cursor names, without its value: an id's or a fungible balance, or an ERC-721 holding.
+    const token = `$${params.push(byteaParam(cursor.token_address))}::bytea`;
+    const id = `$${params.push(cursor.token_id)}::numeric`;
+    const stored = storedValueSql(
+      `SELECT b.value FROM token_balances b
+       WHERE b.holder = $1 AND b.token_address = ${token} AND b.token_id = ${id} AND b.value > 0`,
+      `SELECT h.ids_value FROM token_holders h
+       WHERE h.holder = $1 AND h.token_address = ${token} AND ${id} = -1 AND h.ids_value > 0`,
+    );
+    after = (value, tokenAddress, tokenId) =>
+      `(${value}, ${tokenAddress}, ${tokenId}) < (${stored}, ${token}, ${id})`;
   }
   // Three kinds of rows, each read in page order by an index of its own and cut at a page, then merged:
   // the page costs the same for a holding of 10 ids or of 100,000. The balances' indexes hold the
@@ -308,18 +326,30 @@ export async function listTokenHolders(
             WHERE token_address = $1 AND token_id = -1 AND value > 0`;
   }
   let keyset = "TRUE";
-  if (cursor.value !== null) {
-    if (cursor.holder === null)
-      keyset = `h.value < $${params.push(belowDoubleRounding(cursor.value))}::numeric`;
-    else {
-      const sent = `$${params.push(cursor.value)}::numeric`;
-      const holder = `$${params.push(byteaParam(cursor.holder))}::bytea`;
-      const value = resumeValueSql(sent, cursor.value, lastRow && (() => lastRow(holder)));
-      keyset =
-        byId && cursor.token_id !== null
-          ? `(h.value, h.holder, h.token_id) < (${value}, ${holder}, $${params.push(cursor.token_id)}::numeric)`
-          : `(h.value, h.holder) < (${value}, ${holder})`;
+  if (cursor.value !== null && cursor.holder === null)
+    keyset = `h.value < $${params.push(belowDoubleRounding(cursor.value))}::numeric`;
+  // A cursor that names its last row but has lost its value resumes at the row's stored value; an
+  // ERC-1155 holder without the id names no one row.
+  else if (cursor.holder !== null && (cursor.value !== null || !(byId && cursor.token_id === null))) {
+    const sentValue = cursor.value;
+    const holder = `$${params.push(byteaParam(cursor.holder))}::bytea`;
+    let value: string;
+    if (sentValue !== null) {
+      const sent = `$${params.push(sentValue)}::numeric`;
+      value = resumeValueSql(sent, sentValue, lastRow && (() => lastRow(holder)));
+    } else {
+      const row = lastRow?.(holder);
+      value = storedValueSql(
+        row && "tokenId" in row
+          ? `SELECT value FROM token_balances
+             WHERE token_address = ${row.token} AND token_id = ${row.tokenId} AND holder = ${row.holder} AND value > 0`
+          : `SELECT ids_value FROM token_holders WHERE token_address = $1 AND holder = ${holder} AND ids_value > 0`,
+      );
     }
+    keyset =
+      byId && cursor.token_id !== null
+        ? `(h.value, h.holder, h.token_id) < (${value}, ${holder}, $${params.push(cursor.token_id)}::numeric)`
+        : `(h.value, h.holder) < (${value}, ${holder})`;
   }
   return db.query<TokenHolderRow>(
     `SELECT ${hexColumn("h.holder", "holder")}, h.value::text AS value, h.token_id::text AS token_id
