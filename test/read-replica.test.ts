@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import { type AddressInfo, createServer } from "node:net";
 import type { FastifyInstance } from "fastify";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -149,6 +151,33 @@ describe.each(postgresKinds)("a replica away when the API starts (%s)", (kind) =
     } finally {
       await app.close();
       await primary.drop();
+    }
+  });
+
+  it("is passed over when its host takes connections and never answers, after 2 s, not the driver's 30", async () => {
+    const silent = createServer(() => {}).listen(0, "127.0.0.1");
+    await once(silent, "listening");
+    const primary = await createTestDatabase(kind);
+    const config = loadConfig({
+      env: {},
+      flags: {
+        database: required(primary.url, "the test database's URL"),
+        "read-database": `postgres://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/sextant`,
+        port: "0",
+        "log-level": "silent",
+      },
+    });
+    const startedAt = Date.now();
+    const app = await serve({ config, db: primary.db, logger: createLogger("silent") });
+    try {
+      expect(Date.now() - startedAt).toBeLessThan(5_000);
+      const transfers = await app.inject("/api/v2/token-transfers");
+      expect(transfers.statusCode).toBe(200);
+      expect(transfers.json().items).toEqual([]);
+    } finally {
+      await app.close();
+      await primary.drop();
+      silent.close();
     }
   });
 });

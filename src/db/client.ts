@@ -8,6 +8,7 @@ import postgres from "postgres";
 import { BaseError } from "../errors.ts";
 import { retry } from "../retry.ts";
 import { orAborted } from "../signals.ts";
+import { sleep } from "../sleep.ts";
 import { isDatabaseUnavailable } from "./unavailable.ts";
 
 /** How a statement is run. */
@@ -86,9 +87,10 @@ export type OpenDatabaseParameters = {
   databaseUrl?: string;
   dataDir?: string;
   /**
-   * A PostgreSQL server that cannot be reached now is no error: the database is returned at once and its
-   * statements fail as unavailable until the server answers (a read replica, which the API passes over
-   * meanwhile). A server that answers with a refusal (no such database or role) still fails the opening.
+   * A PostgreSQL server that cannot be reached now is no error: the database is returned at once (after
+   * 2 s for one that does not answer at all) and its statements fail as unavailable until the server
+   * answers (a read replica, which the API passes over meanwhile). A server that answers with a refusal (no
+   * such database or role) still fails the opening.
    */
   mayBeAway?: boolean;
   /** Ends the wait for a PostgreSQL server that cannot be reached yet (the process is stopping). */
@@ -224,6 +226,8 @@ async function openPglite(path: string, unlock: () => void): Promise<Database> {
  * or port must not keep an operator waiting long. Once open, an outage is waited out however long it lasts.
  */
 const reachWithinMs = 5_000;
+/** How long a server that may be away (`mayBeAway`) is waited for when it does not answer at all. */
+const awayAfterMs = 2_000;
 
 /**
  * What stops a PostgreSQL database from being opened, as one line naming the server (its host and port,
@@ -346,18 +350,19 @@ async function openPostgres(
   };
   // `socket` is a documented option of postgres.js that its types leave out.
   const sql = postgres(url, options as typeof options & postgres.Options<never>);
+  const reached = retry(() => sql`select 1`, {
+    withinMs: mayBeAway ? 0 : reachWithinMs,
+    delayMs: 250,
+    maxDelayMs: 500,
+    signal,
+  });
+  // Settled unheard when the wait below ends first.
+  reached.catch(() => {});
   try {
     // A stop ends the wait, even during a try that hangs (a host that drops packets holds one for the
-    // driver's connect timeout, 30 s).
-    await orAborted(
-      retry(() => sql`select 1`, {
-        withinMs: mayBeAway ? 0 : reachWithinMs,
-        delayMs: 250,
-        maxDelayMs: 500,
-        signal,
-      }),
-      signal,
-    );
+    // driver's connect timeout, 30 s). A server that may be away is not waited for that long: silent, it
+    // is read once it answers, as one that refuses connections is.
+    await orAborted(mayBeAway ? Promise.race([reached, sleep(awayAfterMs)]) : reached, signal);
   } catch (error) {
     if (!(mayBeAway && isDatabaseUnavailable(error))) {
       // Not left open: its connections would keep the process alive after it reported the failure.
