@@ -106,6 +106,8 @@ export async function createApiServer({
       requestTimeout: requestTimeoutMs,
       headersTimeout: requestTimeoutMs,
       connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs),
+      // Refused below instead, in the contract's shape: Node's check answers with an empty body.
+      requireHostHeader: false,
     },
     routerOptions: { maxParamLength, querystringParser: parseQueryString },
     // Answers that Node's HTTP parser and fastify's router give before any route runs, in the contract's shape.
@@ -142,6 +144,12 @@ export async function createApiServer({
   await docsRoutes(app);
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
+  });
+  // HTTP/1.1 refuses a request without `Host` (RFC 9112).
+  app.addHook("onRequest", async (request, reply) => {
+    const { httpVersion } = request.raw;
+    if (httpVersion === "1.1" && request.headers.host === undefined)
+      return reply.code(400).header("connection", "close").send({ message: "Bad Request" });
   });
 
   app.setErrorHandler((caught: FastifyError | ApiError, request, reply) => {
