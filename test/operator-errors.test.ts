@@ -93,6 +93,40 @@ describe("what an operator gets wrong at start", () => {
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(5_000);
   });
 
+  it("a PostgreSQL host that takes connections and never answers stops with one line after 5 s, not the driver's 30", async () => {
+    const silent = createServer(() => {}).listen(0, "127.0.0.1");
+    await once(silent, "listening");
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const startedAt = Date.now();
+      const child = spawn(
+        process.execPath,
+        [
+          cli,
+          "migrate",
+          "--database",
+          `postgres://postgres@127.0.0.1:${port}/postgres`,
+          "--log-level",
+          "warn",
+        ],
+        { env: { ...process.env, DATABASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      children.push(child);
+      let stderr = "";
+      child.stderr?.on("data", (chunk) => {
+        stderr += chunk;
+      });
+      const [code] = await once(child, "exit");
+      expect(stderr).toBe(
+        `sextant: cannot reach PostgreSQL at 127.0.0.1:${port} (CONNECT_TIMEOUT) within 5 s: start it, or fix the host or port in the database URL\n`,
+      );
+      expect(code).toBe(2);
+      expect(Date.now() - startedAt).toBeLessThan(15_000);
+    } finally {
+      silent.close();
+    }
+  });
+
   it("a stop while waiting for PostgreSQL to answer ends the process at once, not after the wait", async () => {
     // A server that closes every connection it takes, as one that is starting or restarting does.
     const closing = createServer((socket) => socket.destroy()).listen(0, "127.0.0.1");

@@ -8,7 +8,6 @@ import postgres from "postgres";
 import { BaseError } from "../errors.ts";
 import { retry } from "../retry.ts";
 import { orAborted } from "../signals.ts";
-import { sleep } from "../sleep.ts";
 import { isDatabaseUnavailable } from "./unavailable.ts";
 
 /** How a statement is run. */
@@ -350,26 +349,34 @@ async function openPostgres(
   };
   // `socket` is a documented option of postgres.js that its types leave out.
   const sql = postgres(url, options as typeof options & postgres.Options<never>);
-  const reached = retry(() => sql`select 1`, {
-    withinMs: mayBeAway ? 0 : reachWithinMs,
-    delayMs: 250,
-    maxDelayMs: 500,
-    signal,
-  });
-  // Settled unheard when the wait below ends first.
-  reached.catch(() => {});
+  // The server is first asked by a connection of its own, which gives up on one that does not answer at all
+  // (a host that drops packets, or takes connections and says nothing) when the wait ends: the pool's
+  // connections wait the driver's 30 s, as an outage's reconnections should.
+  const waitMs = mayBeAway ? awayAfterMs : reachWithinMs;
+  const probe = postgres(url, {
+    ...options,
+    max: 1,
+    connect_timeout: waitMs / 1000,
+  } as typeof options & postgres.Options<never>);
   try {
-    // A stop ends the wait, even during a try that hangs (a host that drops packets holds one for the
-    // driver's connect timeout, 30 s). A server that may be away is not waited for that long: silent, it
-    // is read once it answers, as one that refuses connections is.
-    await orAborted(mayBeAway ? Promise.race([reached, sleep(awayAfterMs)]) : reached, signal);
+    // A stop ends the wait at once, even during a try.
+    await orAborted(
+      retry(() => probe`select 1`, {
+        withinMs: mayBeAway ? 0 : waitMs,
+        delayMs: 250,
+        maxDelayMs: 500,
+        signal,
+      }),
+      signal,
+    );
   } catch (error) {
     if (!(mayBeAway && isDatabaseUnavailable(error))) {
       // Not left open: its connections would keep the process alive after it reported the failure.
-      await sql.end({ timeout: 0 });
+      await Promise.all([sql.end({ timeout: 0 }), probe.end({ timeout: 0 })]);
       throw setupErrorOf(error, { host, port, database: sql.options.database }) ?? error;
     }
   }
+  await probe.end({ timeout: 0 });
   // The statements that ask for generic plans have their own connections, where that is the setting: a
   // setting per statement would cost a round trip (or a transaction) each time.
   const generic = postgres(url, {
