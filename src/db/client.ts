@@ -351,12 +351,15 @@ async function openPostgres(
   const sql = postgres(url, options as typeof options & postgres.Options<never>);
   // The server is first asked by a connection of its own, which gives up on one that does not answer at all
   // (a host that drops packets, or takes connections and says nothing) when the wait ends: the pool's
-  // connections wait the driver's 30 s, as an outage's reconnections should.
+  // connections wait the driver's 30 s, as an outage's reconnections should. A connect timeout the operator
+  // set (`?connect_timeout=`, PGCONNECT_TIMEOUT) is kept: a database that resumes on connection (a
+  // serverless one) may answer the first only after seconds.
   const waitMs = mayBeAway ? awayAfterMs : reachWithinMs;
+  const connectTimeoutSet = /[?&]connect_timeout=/.test(url) || process.env.PGCONNECT_TIMEOUT !== undefined;
   const probe = postgres(url, {
     ...options,
     max: 1,
-    connect_timeout: waitMs / 1000,
+    ...(!connectTimeoutSet && { connect_timeout: waitMs / 1000 }),
   } as typeof options & postgres.Options<never>);
   try {
     // A stop ends the wait at once, even during a try.

@@ -92,7 +92,8 @@ export function resumeValueSql(
  * ended: the value is above every balance, and the list starts over as it does for a cursor without keys.
  */
 export function storedValueSql(...lookups: string[]): string {
-  return `COALESCE(${lookups.map((lookup) => `(${lookup})`).join(", ")}, 'Infinity'::numeric)`;
+  // 1e1000, not 'Infinity' (PostgreSQL 14 and later): no sum of uint256 transfers comes near it.
+  return `COALESCE(${lookups.map((lookup) => `(${lookup})`).join(", ")}, 1e1000::numeric)`;
 }
 
 /**

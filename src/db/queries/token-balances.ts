@@ -132,8 +132,9 @@ export async function listAddressTokens(
     const stored = storedValueSql(
       `SELECT b.value FROM token_balances b
        WHERE b.holder = $1 AND b.token_address = ${token} AND b.token_id = ${id} AND b.value > 0`,
-      `SELECT h.ids_value FROM token_holders h
-       WHERE h.holder = $1 AND h.token_address = ${token} AND ${id} = -1 AND h.ids_value > 0`,
+      `SELECT h.ids_value FROM token_holders h JOIN tokens t ON t.address = h.token_address
+       WHERE h.holder = $1 AND h.token_address = ${token} AND ${id} = -1 AND h.ids_value > 0
+         AND t.type = 'ERC-721'`,
     );
     after = (value, tokenAddress, tokenId) =>
       `(${value}, ${tokenAddress}, ${tokenId}) < (${stored}, ${token}, ${id})`;
