@@ -132,18 +132,24 @@ describe("API reads from a streaming replica (postgres)", () => {
 });
 
 describe.each(postgresKinds)("a replica away when the API starts (%s)", (kind) => {
-  it("is passed over: the API starts and reads the primary", async () => {
+  /**
+   * Serves a fresh primary with its replica at `replicaPort`; checks that a page answers, read from the
+   * primary, and gives how long the API took to start.
+   */
+  async function serveAwayReplica(replicaPort: number): Promise<number> {
     const primary = await createTestDatabase(kind);
     const config = loadConfig({
       env: {},
       flags: {
         database: required(primary.url, "the test database's URL"),
-        "read-database": `postgres://postgres@127.0.0.1:${await freePort()}/sextant`,
+        "read-database": `postgres://postgres@127.0.0.1:${replicaPort}/sextant`,
         port: "0",
         "log-level": "silent",
       },
     });
+    const startedAt = Date.now();
     const app = await serve({ config, db: primary.db, logger: createLogger("silent") });
+    const startMs = Date.now() - startedAt;
     try {
       const transfers = await app.inject("/api/v2/token-transfers");
       expect(transfers.statusCode).toBe(200);
@@ -152,31 +158,19 @@ describe.each(postgresKinds)("a replica away when the API starts (%s)", (kind) =
       await app.close();
       await primary.drop();
     }
+    return startMs;
+  }
+
+  it("is passed over: the API starts and reads the primary", async () => {
+    await serveAwayReplica(await freePort());
   });
 
   it("is passed over when its host takes connections and never answers, after 2 s, not the driver's 30", async () => {
     const silent = createServer(() => {}).listen(0, "127.0.0.1");
     await once(silent, "listening");
-    const primary = await createTestDatabase(kind);
-    const config = loadConfig({
-      env: {},
-      flags: {
-        database: required(primary.url, "the test database's URL"),
-        "read-database": `postgres://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/sextant`,
-        port: "0",
-        "log-level": "silent",
-      },
-    });
-    const startedAt = Date.now();
-    const app = await serve({ config, db: primary.db, logger: createLogger("silent") });
     try {
-      expect(Date.now() - startedAt).toBeLessThan(5_000);
-      const transfers = await app.inject("/api/v2/token-transfers");
-      expect(transfers.statusCode).toBe(200);
-      expect(transfers.json().items).toEqual([]);
+      expect(await serveAwayReplica((silent.address() as AddressInfo).port)).toBeLessThan(5_000);
     } finally {
-      await app.close();
-      await primary.drop();
       silent.close();
     }
   });

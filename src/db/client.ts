@@ -347,8 +347,6 @@ async function openPostgres(
       socket: () => connectWithoutDelay(host[0] as string, port[0] as number),
     }),
   };
-  // `socket` is a documented option of postgres.js that its types leave out.
-  const sql = postgres(url, options as typeof options & postgres.Options<never>);
   // The server is first asked by a connection of its own, which gives up on one that does not answer at all
   // (a host that drops packets, or takes connections and says nothing) when the wait ends: the pool's
   // connections wait the driver's 30 s, as an outage's reconnections should. A connect timeout the operator
@@ -356,6 +354,7 @@ async function openPostgres(
   // serverless one) may answer the first only after seconds.
   const waitMs = mayBeAway ? awayAfterMs : reachWithinMs;
   const connectTimeoutSet = /[?&]connect_timeout=/.test(url) || process.env.PGCONNECT_TIMEOUT !== undefined;
+  // `socket` is a documented option of postgres.js that its types leave out.
   const probe = postgres(url, {
     ...options,
     max: 1,
@@ -373,13 +372,13 @@ async function openPostgres(
       signal,
     );
   } catch (error) {
-    if (!(mayBeAway && isDatabaseUnavailable(error))) {
-      // Not left open: its connections would keep the process alive after it reported the failure.
-      await Promise.all([sql.end({ timeout: 0 }), probe.end({ timeout: 0 })]);
-      throw setupErrorOf(error, { host, port, database: sql.options.database }) ?? error;
-    }
+    if (!(mayBeAway && isDatabaseUnavailable(error)))
+      throw setupErrorOf(error, { host, port, database: probe.options.database }) ?? error;
+  } finally {
+    // Not left open: its connection would keep the process alive after a failure is reported.
+    await probe.end({ timeout: 0 });
   }
-  await probe.end({ timeout: 0 });
+  const sql = postgres(url, options as typeof options & postgres.Options<never>);
   // The statements that ask for generic plans have their own connections, where that is the setting: a
   // setting per statement would cost a round trip (or a transaction) each time.
   const generic = postgres(url, {

@@ -71,18 +71,27 @@ export function resumeValueSql(
   lastRow: (() => BalanceRowSql) | null,
 ): string {
   if (lastRow === null || notFromDouble(sentValue)) return sent;
-  const row = lastRow();
+  return `COALESCE((
+      SELECT min(r.value) FROM token_balances r
+      WHERE ${balanceRowCondition(lastRow())}
+        AND r.value BETWEEN ${sent} - ${sent} * 1e-15 AND ${sent} + ${sent} * 1e-15
+    ), ${sent})`;
+}
+
+/** The condition on `token_balances r` that picks the row (or, for any id, the rows) `row` names. */
+function balanceRowCondition(row: BalanceRowSql): string {
   // Any id: the type and `value > 0` make it one range of the holder's ids by value (token_balances_held_ids),
   // in a generic plan too, whatever the holder's other holdings.
   const id =
     "tokenId" in row
       ? `r.token_id = ${row.tokenId}`
       : `r.token_contract_type = ${row.anyIdOfType} AND r.token_id >= 0 AND r.value > 0`;
-  return `COALESCE((
-      SELECT min(r.value) FROM token_balances r
-      WHERE r.token_address = ${row.token} AND ${id} AND r.holder = ${row.holder}
-        AND r.value BETWEEN ${sent} - ${sent} * 1e-15 AND ${sent} + ${sent} * 1e-15
-    ), ${sent})`;
+  return `r.token_address = ${row.token} AND ${id} AND r.holder = ${row.holder}`;
+}
+
+/** A statement reading the balance of the one row `row` names, when above zero, for {@link storedValueSql}. */
+export function storedBalanceSql(row: Extract<BalanceRowSql, { tokenId: string }>): string {
+  return `SELECT r.value FROM token_balances r WHERE ${balanceRowCondition(row)} AND r.value > 0`;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   belowDoubleRounding,
   hexColumn,
   resumeValueSql,
+  storedBalanceSql,
   storedValueSql,
 } from "./keyset.ts";
 
@@ -113,31 +114,25 @@ export async function listAddressTokens(
 ): Promise<AddressTokenRow[]> {
   const params: unknown[] = [byteaParam(address), limit];
   let after = (_value: string, _token: string, _id: string) => "TRUE";
-  if (cursor.value !== null) {
-    if (cursor.token_address !== null && cursor.token_id !== null) {
-      const sent = `$${params.push(cursor.value)}::numeric`;
-      const token = `$${params.push(byteaParam(cursor.token_address))}::bytea`;
-      const id = `$${params.push(cursor.token_id)}::numeric`;
-      const resume = resumeValueSql(sent, cursor.value, () => ({ token, tokenId: id, holder: "$1" }));
-      after = (value, tokenAddress, tokenId) =>
-        `(${value}, ${tokenAddress}, ${tokenId}) < (${resume}, ${token}, ${id})`;
-    } else {
-      const below = `$${params.push(belowDoubleRounding(cursor.value))}::numeric`;
-      after = (value) => `${value} < ${below}`;
-    }
-  } else if (cursor.token_address !== null && cursor.token_id !== null) {
-    // The row the cursor names, without its value: an id's or a fungible balance, or an ERC-721 holding.
+  if (cursor.token_address !== null && cursor.token_id !== null) {
     const token = `$${params.push(byteaParam(cursor.token_address))}::bytea`;
     const id = `$${params.push(cursor.token_id)}::numeric`;
-    const stored = storedValueSql(
-      `SELECT b.value FROM token_balances b
-       WHERE b.holder = $1 AND b.token_address = ${token} AND b.token_id = ${id} AND b.value > 0`,
-      `SELECT h.ids_value FROM token_holders h JOIN tokens t ON t.address = h.token_address
-       WHERE h.holder = $1 AND h.token_address = ${token} AND ${id} = -1 AND h.ids_value > 0
-         AND t.type = 'ERC-721'`,
-    );
+    const row = { token, tokenId: id, holder: "$1" };
+    // Without its value, the row's own: an id's or a fungible balance, or an ERC-721 holding.
+    const resume =
+      cursor.value !== null
+        ? resumeValueSql(`$${params.push(cursor.value)}::numeric`, cursor.value, () => row)
+        : storedValueSql(
+            storedBalanceSql(row),
+            `SELECT h.ids_value FROM token_holders h JOIN tokens t ON t.address = h.token_address
+             WHERE h.holder = $1 AND h.token_address = ${token} AND ${id} = -1 AND h.ids_value > 0
+               AND t.type = 'ERC-721'`,
+          );
     after = (value, tokenAddress, tokenId) =>
-      `(${value}, ${tokenAddress}, ${tokenId}) < (${stored}, ${token}, ${id})`;
+      `(${value}, ${tokenAddress}, ${tokenId}) < (${resume}, ${token}, ${id})`;
+  } else if (cursor.value !== null) {
+    const below = `$${params.push(belowDoubleRounding(cursor.value))}::numeric`;
+    after = (value) => `${value} < ${below}`;
   }
   // Three kinds of rows, each read in page order by an index of its own and cut at a page, then merged:
   // the page costs the same for a holding of 10 ids or of 100,000. The balances' indexes hold the
@@ -342,8 +337,7 @@ export async function listTokenHolders(
       const row = lastRow?.(holder);
       value = storedValueSql(
         row && "tokenId" in row
-          ? `SELECT value FROM token_balances
-             WHERE token_address = ${row.token} AND token_id = ${row.tokenId} AND holder = ${row.holder} AND value > 0`
+          ? storedBalanceSql(row)
           : `SELECT ids_value FROM token_holders WHERE token_address = $1 AND holder = ${holder} AND ids_value > 0`,
       );
     }
