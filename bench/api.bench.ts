@@ -427,7 +427,8 @@ const [instance] = await db.query<{ token_id: string }>(
 const summaryOf = await oneRow<{ deposit: string; transfer: string }>(
   `SELECT (SELECT ${hex("t.hash")} FROM logs l JOIN transactions t ON t.block_number = l.block_number AND t.index = l.transaction_index
            WHERE l.address = $1 AND l.topic0 = $2 ORDER BY l.block_number DESC LIMIT 1) AS deposit,
-          (SELECT ${hex("transaction_hash")} FROM token_transfers WHERE token_address = $3 ORDER BY block_number DESC LIMIT 1) AS transfer`,
+          (SELECT ${hex("t.hash")} FROM token_transfers x JOIN transactions t ON t.block_number = x.block_number AND t.index = x.transaction_index
+           WHERE x.token_address = $3 ORDER BY x.block_number DESC LIMIT 1) AS transfer`,
   [h, byteaParam(topics.deposit), byteaParam(erc20)],
 );
 const typeNames = ["ERC-20", "ERC-721", "ERC-1155", "ERC-404"];

@@ -50,9 +50,9 @@ try {
         ${tokenBytes}, ${tokenBytes}, '\\x01'::bytea
       FROM generate_series(${first}, ${first + blocksPerSize - 1}) b, generate_series(0, ${size - 1}) t,
         generate_series(0, ${logsPerTransaction - 1}) k`);
-    await db.exec(`INSERT INTO token_transfers (block_number, log_index, transaction_hash, transaction_index,
+    await db.exec(`INSERT INTO token_transfers (block_number, log_index, transaction_index,
         token_address, from_address, to_address, token_type, token_ids, amounts, token_contract_type)
-      SELECT block_number, log_index, sha256(int8send(block_number * 1000000 + transaction_index)), transaction_index,
+      SELECT block_number, log_index, transaction_index,
         address, address, address, 'ERC-20', '{}', '{1}', 'ERC-20'
       FROM logs WHERE block_number BETWEEN ${first} AND ${first + blocksPerSize - 1} AND log_index % ${logsPerTransaction} = 0`);
   }
@@ -74,6 +74,7 @@ try {
       index,
       first_log_index: index * logsPerTransaction,
       log_count: logsPerTransaction,
+      hash: `0x${"00".repeat(32)}`,
       block_hash: `0x${"00".repeat(32)}`,
       timestamp: 0,
       input: "0x",

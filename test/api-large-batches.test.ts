@@ -37,9 +37,9 @@ describe.each(databaseKinds)("a batch larger than a page on %s", (kind) => {
     );
     // Block 1 and block 3: one id each; block 2: ids 1..130 with amounts 1001..1130, in one log.
     await db.query(
-      `INSERT INTO token_transfers (block_number, log_index, transaction_hash, transaction_index, token_address,
+      `INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address,
          from_address, to_address, token_type, token_ids, amounts, token_contract_type)
-       SELECT n, 0, decode(lpad(to_hex(100 + n), 64, '0'), 'hex'), 0, decode($1, 'hex'), decode($2, 'hex'),
+       SELECT n, 0, 0, decode($1, 'hex'), decode($2, 'hex'),
          decode($3, 'hex'), 'ERC-1155',
          CASE n WHEN 2 THEN ARRAY(SELECT i::numeric FROM generate_series(1, $4::int) AS i) ELSE ARRAY[(1000 + n)::numeric] END,
          CASE n WHEN 2 THEN ARRAY(SELECT (1000 + i)::numeric FROM generate_series(1, $4::int) AS i) ELSE ARRAY[1::numeric] END,

@@ -3,6 +3,7 @@ import { type AbiFunction, toFunctionSelector } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { writeContractAbi } from "../src/db/import-abis.ts";
+import { migrate } from "../src/db/migrate.ts";
 import { compileDemoContracts } from "../src/demo/compile.ts";
 import { createMetadataFetcher } from "../src/indexer/create-metadata-fetcher.ts";
 import { readTokenMetadata } from "../src/indexer/read-token-metadata.ts";
@@ -347,11 +348,11 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
         metadata_error: string | null;
       }>(
         `SELECT t.block_number::int AS block_number, t.log_index,
-           '0x' || encode(t.transaction_hash, 'hex') AS hash,
+           '0x' || encode(tx.hash, 'hex') AS hash,
            '0x' || encode(t.from_address, 'hex') AS "from", '0x' || encode(tx.from_address, 'hex') AS sender,
            t.token_ids[1]::text AS token_id, i.metadata, i.metadata_error
          FROM token_transfers t
-         JOIN transactions tx ON tx.hash = t.transaction_hash
+         JOIN transactions tx ON tx.block_number = t.block_number AND tx.index = t.transaction_index
          JOIN token_instances i ON i.token_address = t.token_address AND i.token_id = t.token_ids[1]
          WHERE t.token_address = $1 ORDER BY t.block_number DESC, t.log_index DESC LIMIT 1`,
         [Buffer.from(collectible.slice(2), "hex")],
@@ -495,5 +496,56 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     } finally {
       await test.db.query("DELETE FROM contract_abis WHERE address = $1", [Buffer.from(to.slice(2), "hex")]);
     }
+  });
+
+  it("answers the same once a database that stored each transfer's and frame's transaction hash migrates", async () => {
+    const busiest = async (table: string) =>
+      only(
+        await test.db.query<{ address: string }>(
+          `SELECT '0x' || encode(t.from_address, 'hex') AS address
+           FROM ${table} r JOIN transactions t ON t.block_number = r.block_number AND t.index = r.transaction_index
+           GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`,
+        ),
+      ).address;
+    // The accounts that sent the most transactions with transfers, and with internal transactions.
+    const sender = await busiest("token_transfers");
+    const caller = await busiest("internal_transactions");
+    const paths = [
+      "/api/v2/token-transfers",
+      "/api/v2/token-transfers?type=ERC-721,ERC-1155",
+      `/api/v2/addresses/${sender}/token-transfers`,
+      `/api/v2/addresses/${sender}/transactions`,
+      `/api/v2/addresses/${caller}/internal-transactions`,
+    ];
+    const answers = () => Promise.all(paths.map(async (path) => (await walk<unknown>(path)).items));
+    const schema = () =>
+      test.db.query(
+        `SELECT c.relname, c.relkind, pg_get_indexdef(c.oid) AS definition,
+           (SELECT string_agg(attname, ',' ORDER BY attnum) FROM pg_attribute
+            WHERE attrelid = c.oid AND attnum > 0 AND NOT attisdropped) AS columns,
+           (SELECT string_agg(tgname, ',' ORDER BY tgname) FROM pg_trigger
+            WHERE tgrelid = c.oid AND NOT tgisinternal) AS triggers
+         FROM pg_class c
+         WHERE c.relnamespace = current_schema()::regnamespace
+           AND (c.relname IN ('token_transfers', 'internal_transactions')
+             OR c.oid IN (SELECT indexrelid FROM pg_index
+                          WHERE indrelid IN ('token_transfers'::regclass, 'internal_transactions'::regclass)))
+         ORDER BY c.relname`,
+      );
+    const before = await answers();
+    const stored = await schema();
+    expect(before.map((items) => items.length > 0)).toEqual(paths.map(() => true));
+    // The hashes as the tables stored them before migration 033.
+    const migration = "033_drop_transfer_and_frame_hashes.sql";
+    for (const table of ["token_transfers", "internal_transactions"]) {
+      await test.db.exec(`ALTER TABLE ${table} ADD COLUMN transaction_hash bytea;
+        UPDATE ${table} r SET transaction_hash = t.hash FROM transactions t
+        WHERE t.block_number = r.block_number AND t.index = r.transaction_index;
+        ALTER TABLE ${table} ALTER COLUMN transaction_hash SET NOT NULL;`);
+    }
+    await test.db.query("DELETE FROM schema_migrations WHERE name = $1", [migration]);
+    expect((await migrate(test.db)).applied).toEqual([migration]);
+    expect(await schema()).toEqual(stored);
+    expect(await answers()).toEqual(before);
   });
 });

@@ -104,9 +104,9 @@ describe.each(databaseKinds)("plans of pages on %s", (kind) => {
       FROM generate_series(1, ${blocks}) g;
       INSERT INTO tokens (address, type, first_seen_block, read_at_block, holders_count)
       SELECT int4send(g), 'ERC-20', 1, 1, 0 FROM generate_series(1, ${tokens}) g;
-      INSERT INTO token_transfers (block_number, log_index, transaction_hash, transaction_index, token_address,
+      INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address,
         from_address, to_address, token_type, token_ids, amounts, token_contract_type)
-      SELECT g, 1, ${hash("t")}, 0, int4send(g % ${tokens} + 1), '\\x01', '\\x02', 'ERC-20', '{}', '{1}', 'ERC-20'
+      SELECT g, 1, 0, int4send(g % ${tokens} + 1), '\\x01', '\\x02', 'ERC-20', '{}', '{1}', 'ERC-20'
       FROM generate_series(1, ${blocks}) g;
       INSERT INTO withdrawals (index, block_number, validator_index, address, amount)
       SELECT g, g, g, CASE WHEN g = 1 THEN '\\x${rare.slice(2)}'::bytea ELSE '\\x${busy.slice(2)}'::bytea END, 1
@@ -188,9 +188,9 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
       SELECT int4send(g), 'ERC-20', 1, 1, 0 FROM generate_series(1, ${tokens}) g;
       INSERT INTO addresses (hash, is_contract, first_seen_block)
       SELECT int4send(g), true, 1 FROM generate_series(1, ${tokens}) g;
-      INSERT INTO token_transfers (block_number, log_index, transaction_hash, transaction_index, token_address,
+      INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address,
         from_address, to_address, token_type, token_ids, amounts, token_contract_type)
-      SELECT b, i, sha256(int4send(b * ${perBlock} + i)), i, int4send((b * ${perBlock} + i) % ${tokens} + 1),
+      SELECT b, i, i, int4send((b * ${perBlock} + i) % ${tokens} + 1),
         int4send((b * ${perBlock} + i + 1) % ${tokens} + 1), int4send((b * ${perBlock} + i + 2) % ${tokens} + 1),
         'ERC-20', '{}', '{1}', 'ERC-20'
       FROM generate_series(1, ${blocks}) b, generate_series(0, ${perBlock - 1}) i;
@@ -209,6 +209,7 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
     numbers.map((block_number) => ({
       block_number,
       index: 3,
+      hash: `0x${"00".repeat(32)}`,
       block_hash: `0x${"00".repeat(32)}`,
       timestamp: 0,
       input: "0x",

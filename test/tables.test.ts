@@ -122,7 +122,6 @@ describe.each(databaseKinds)("the table registry on %s", (kind) => {
         transaction_index: 0,
         index: 1,
         block_index: 1,
-        transaction_hash: "0x00ff",
         type: "call",
         from_address: "0x5c",
         to_address: null,
@@ -138,12 +137,11 @@ describe.each(databaseKinds)("the table registry on %s", (kind) => {
       expect(tables.internalTransactions.write).toBeUndefined();
       await test.db.transaction((tx) => insertTable(tx, "internalTransactions", rows.internalTransactions));
       const [row] = await test.db.query<Record<string, unknown>>(
-        `SELECT encode(transaction_hash, 'hex') AS hash, encode(from_address, 'hex') AS from_address, to_address,
+        `SELECT encode(from_address, 'hex') AS from_address, to_address,
            created_contract, value::text, gas::text, gas_used::text, encode(input, 'hex') AS input, output, error,
            trace_address::text FROM internal_transactions`,
       );
       expect(row).toEqual({
-        hash: "00ff",
         from_address: "5c",
         to_address: null,
         created_contract: null,

@@ -17,7 +17,6 @@ function rangeOf(block: number, form: string, type: string) {
   rows.tokenTransfers.push({
     block_number: block,
     log_index: 0,
-    transaction_hash: "0x01",
     transaction_index: 0,
     token_address: token,
     from_address: alice,

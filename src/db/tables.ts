@@ -206,7 +206,6 @@ export const tables = {
       transaction_index: "int4",
       index: "int4",
       block_index: "int4",
-      transaction_hash: "bytea",
       type: "text",
       from_address: "bytea",
       to_address: "bytea",
@@ -306,7 +305,6 @@ export const tables = {
     columns: {
       block_number: "int8",
       log_index: "int4",
-      transaction_hash: "bytea",
       transaction_index: "int4",
       token_address: "bytea",
       from_address: "bytea",

@@ -75,20 +75,24 @@ export function transformRange(
         transformFrames(rows, participation, {
           blockNumber,
           transactionIndex: t,
-          transactionHash: transaction.hash,
           frames,
           firstBlockIndex,
         });
         firstBlockIndex += frames.length;
       }
       for (const log of receipt.logs) {
-        const context = { blockNumber, transactionHash: transaction.hash, transactionIndex: t };
         transformLog(rows, participation, { blockNumber, transactionIndex: t, log });
         const logIndex = Number(log.logIndex);
         const transfer = range.tokenTransfers.get(transferKey(blockNumber, logIndex)) ?? null;
         if (transfer === "malformed") malformedTokenTransfers++;
         if (transfer === null || transfer === "malformed") continue;
-        transformTokenTransfer(rows, participation, { ...context, logIndex, transfer, instancesSeen });
+        transformTokenTransfer(rows, participation, {
+          blockNumber,
+          transactionIndex: t,
+          logIndex,
+          transfer,
+          instancesSeen,
+        });
       }
     }
   }

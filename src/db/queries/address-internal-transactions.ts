@@ -54,12 +54,13 @@ export async function listAddressInternalTransactions(
        LIMIT $2
      )
      SELECT i.block_number, i.transaction_index, i.index, i.block_index,
-       ${hexColumn("i.transaction_hash", "transaction_hash")}, i.type, ${hexColumn("i.from_address", "from_address")},
+       ${hexColumn("t.hash", "transaction_hash")}, i.type, ${hexColumn("i.from_address", "from_address")},
        ${hexColumn("i.to_address", "to_address")}, ${hexColumn("i.created_contract", "created_contract")},
        i.value, i.gas, i.error, b.timestamp
      FROM a
      JOIN internal_transactions i
        ON i.block_number = a.block_number AND i.transaction_index = a.transaction_index AND i.index = a.index
+     JOIN transactions t ON t.block_number = a.block_number AND t.index = a.transaction_index
      JOIN blocks b ON b.number = a.block_number
      ORDER BY ${ordering}`,
     [byteaParam(address), limit, ...keyset.params],

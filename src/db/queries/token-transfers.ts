@@ -51,6 +51,7 @@ export type TransferTransaction = Pick<
   TransactionRow,
   | "block_number"
   | "index"
+  | "hash"
   | "block_hash"
   | "timestamp"
   | "input"
@@ -251,7 +252,7 @@ export async function listTokenTransfers(
   // The rows a page shows are chosen first, from the transfers alone: the lookups below (token, block,
   // transaction, instance, is_unique) are made for those rows only, not for every id spread out of the
   // transactions' batches before their preview is cut to `perTransaction` rows each.
-  const spread = `SELECT t.block_number, t.transaction_index, t.log_index, t.transaction_hash, t.token_address,
+  const spread = `SELECT t.block_number, t.transaction_index, t.log_index, t.token_address,
        t.from_address, t.to_address, cardinality(t.token_ids) AS batch_size, x.position::int AS position,
        x.token_id, x.amount ${nth}
      FROM ${transfers}
@@ -264,11 +265,12 @@ export async function listTokenTransfers(
     perTransaction === undefined
       ? `${spread} ORDER BY ${order} LIMIT $1`
       : `SELECT * FROM (${spread}) q WHERE nth <= ${bind(perTransaction)}`;
-  // The block and transaction of each row, unless the caller has its transactions.
+  // The block and transaction of each row (the transaction's hash is not stored with the transfer), unless
+  // the caller has its transactions.
   const located =
     transactions === undefined
       ? {
-          columns: `${hexColumn("b.hash", "block_hash")}, b.timestamp,
+          columns: `${hexColumn("tx.hash", "transaction_hash")}, ${hexColumn("b.hash", "block_hash")}, b.timestamp,
        CASE WHEN length(tx.input) >= 4 THEN '0x' || encode(substring(tx.input FROM 1 FOR 4), 'hex') END AS input_selector,
        ${hexColumn("tx.to_address", "transaction_to")},`,
           joins: `JOIN blocks b ON b.number = t.block_number
@@ -280,7 +282,7 @@ export async function listTokenTransfers(
   // rows, and hashed every token of the chain for a page of transactions, whose rows it overestimates as
   // each transfer's batch is spread).
   const query = `SELECT t.block_number, t.transaction_index, t.log_index, t.position, t.batch_size,
-       ${hexColumn("t.transaction_hash", "transaction_hash")}, ${located.columns}
+       ${located.columns}
        ${hexColumn("t.token_address", "token_address")}, ${hexColumn("t.from_address", "from_address")},
        ${hexColumn("t.to_address", "to_address")}, k.type AS token_type, t.token_id::text AS token_id, t.amount::text AS amount,
        k.name AS token_name, k.symbol AS token_symbol, k.decimals AS token_decimals,
@@ -313,6 +315,7 @@ export async function listTokenTransfers(
     for (const row of rows) {
       const transaction = byPosition.get(transactionKey(row.block_number, row.transaction_index));
       if (transaction === undefined) continue;
+      row.transaction_hash = transaction.hash;
       row.block_hash = transaction.block_hash;
       row.timestamp = transaction.timestamp;
       row.input_selector = transaction.input.length >= 10 ? transaction.input.slice(0, 10) : null;

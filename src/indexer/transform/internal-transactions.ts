@@ -6,7 +6,6 @@ import type { Participation } from "./participation.ts";
 export type TransformFramesParameters = {
   blockNumber: number;
   transactionIndex: number;
-  transactionHash: string;
   frames: readonly InternalTransaction[];
   /** Position of the first frame among the block's frames. */
   firstBlockIndex: number;
@@ -20,7 +19,7 @@ export type TransformFramesParameters = {
 export function transformFrames(
   rows: RangeRows,
   participation: Participation,
-  { blockNumber, transactionIndex, transactionHash, frames, firstBlockIndex }: TransformFramesParameters,
+  { blockNumber, transactionIndex, frames, firstBlockIndex }: TransformFramesParameters,
 ): void {
   frames.forEach((frame, i) => {
     if (frame.index === 0 && frame.type === "call") return;
@@ -29,7 +28,6 @@ export function transformFrames(
       transaction_index: transactionIndex,
       index: frame.index,
       block_index: firstBlockIndex + i,
-      transaction_hash: transactionHash,
       type: frame.type,
       from_address: frame.from,
       to_address: frame.to,

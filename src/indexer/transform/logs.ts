@@ -34,7 +34,6 @@ export function transformLog(
 export type TransformTokenTransferParameters = {
   blockNumber: number;
   logIndex: number;
-  transactionHash: string;
   transactionIndex: number;
   transfer: TokenTransfer;
   /** Token ids already given a `token_instances` row in this range (`token/id`); grows. */
@@ -49,19 +48,11 @@ export type TransformTokenTransferParameters = {
 export function transformTokenTransfer(
   rows: RangeRows,
   participation: Participation,
-  {
-    blockNumber,
-    logIndex,
-    transactionHash,
-    transactionIndex,
-    transfer,
-    instancesSeen,
-  }: TransformTokenTransferParameters,
+  { blockNumber, logIndex, transactionIndex, transfer, instancesSeen }: TransformTokenTransferParameters,
 ): void {
   rows.tokenTransfers.push({
     block_number: blockNumber,
     log_index: logIndex,
-    transaction_hash: transactionHash,
     transaction_index: transactionIndex,
     token_address: transfer.token,
     from_address: transfer.from,
