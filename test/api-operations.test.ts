@@ -112,6 +112,8 @@ describe.each(databaseKinds)("operations over HTTP (%s)", (kind) => {
       ["GET /api/v2/addresses/%E0%A4%A/transactions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 400],
       // HTTP/1.1 without `Host`, which the protocol has refused.
       ["GET /api/v2/token-transfers HTTP/1.1\r\nConnection: close\r\n\r\n", 400],
+      // Refused before CORS would answer it as a preflight.
+      ["OPTIONS /api/v2/token-transfers HTTP/1.1\r\nConnection: close\r\n\r\n", 400],
     ];
     for (const [request, status] of cases) {
       const answer = parseAnswer(await exchange(port, request));

@@ -131,6 +131,17 @@ export async function createApiServer({
       },
     },
   });
+  // HTTP/1.1 refuses a request without `Host` (RFC 9112): before CORS answers a preflight and before the rate
+  // limit counts it, so its CORS header is set here.
+  app.addHook("onRequest", async (request, reply) => {
+    const { httpVersion } = request.raw;
+    if (httpVersion === "1.1" && request.headers.host === undefined)
+      return reply
+        .code(400)
+        .header("access-control-allow-origin", "*")
+        .header("connection", "close")
+        .send({ message: "Bad Request" });
+  });
   // Not strict: a bare OPTIONS (no Origin or requested method) is answered like a preflight, not with a 400.
   await app.register(cors, { origin: "*", methods: ["GET", "HEAD"], strictPreflight: false });
   // A read-only API reads no body: whatever a request carries, its answer is the one its path and method
@@ -144,12 +155,6 @@ export async function createApiServer({
   await docsRoutes(app);
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
-  });
-  // HTTP/1.1 refuses a request without `Host` (RFC 9112).
-  app.addHook("onRequest", async (request, reply) => {
-    const { httpVersion } = request.raw;
-    if (httpVersion === "1.1" && request.headers.host === undefined)
-      return reply.code(400).header("connection", "close").send({ message: "Bad Request" });
   });
 
   app.setErrorHandler((caught: FastifyError | ApiError, request, reply) => {
