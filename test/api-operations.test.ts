@@ -134,6 +134,28 @@ describe.each(databaseKinds)("operations over HTTP (%s)", (kind) => {
     expect(options.status).toBe(204);
   });
 
+  it("reads a request target as Blockscout's router does: no fragment, no empty path segments", async () => {
+    const get = async (target: string) =>
+      parseAnswer(await exchange(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+    const filtered = await get("/api/v2/token-transfers?type=ERC-20");
+    const unfiltered = await get("/api/v2/token-transfers");
+    expect(filtered.status).toBe(200);
+    expect(filtered.body).not.toEqual(unfiltered.body);
+    const same: [string, typeof filtered][] = [
+      ["/api/v2/token-transfers/?type=ERC-20", filtered],
+      ["//api/v2//token-transfers?type=ERC-20", filtered],
+      ["/api/v2/token-transfers?type=ERC-20#top", filtered],
+      // What follows `#` is never a query, even one that looks like it.
+      ["/api/v2/token-transfers/#x?type=ERC-20", unfiltered],
+    ];
+    for (const [target, expected] of same) {
+      const answer = await get(target);
+      expect(answer.status, target).toBe(200);
+      expect(answer.body, target).toEqual(expected.body);
+    }
+    expect((await get("/api/v2//")).body).toEqual({ message: "Unknown API v2 action" });
+  });
+
   it("closes a request that trickles in slower than the request timeout", async () => {
     const started = Date.now();
     const answer = await new Promise<string>((resolve, reject) => {
@@ -226,6 +248,20 @@ describe("API rate limits", () => {
     expect((await app.inject({ url: "/api/health/liveness", remoteAddress: "10.0.0.1" })).statusCode).toBe(
       200,
     );
+    await app.close();
+  });
+
+  it("counts a path written with extra slashes or a fragment as the same path", async () => {
+    const app = await serverWith({ byIp: { limit: 3, intervalMs: 60_000 } });
+    const targets = [
+      "/api/v2/token-transfers",
+      "/api/v2//token-transfers/",
+      "/api//v2/token-transfers#a",
+      "/api/v2/token-transfers//?type=ERC-20",
+    ];
+    const codes = [];
+    for (const url of targets) codes.push((await app.inject({ url, remoteAddress: "10.0.0.3" })).statusCode);
+    expect(codes).toEqual([200, 200, 200, 429]);
     await app.close();
   });
 

@@ -15,6 +15,7 @@ import { defaultIpfsGateway } from "../indexer/fetch-token-metadata.ts";
 import type { Logger } from "../logger.ts";
 import { type Metrics, observeQueries } from "../metrics.ts";
 import { createInterpreterClient } from "./ask-interpreter.ts";
+import { canonicalUrl } from "./canonical-url.ts";
 import type { ApiContext } from "./context.ts";
 import { endpoints } from "./endpoints/index.ts";
 import { ApiError, invalidParameters } from "./errors.ts";
@@ -110,6 +111,7 @@ export async function createApiServer({
       requireHostHeader: false,
     },
     routerOptions: { maxParamLength, querystringParser: parseQueryString },
+    rewriteUrl: (request) => canonicalUrl(request.url ?? "/"),
     // Answers that Node's HTTP parser and fastify's router give before any route runs, in the contract's shape.
     clientErrorHandler: answerClientError,
     // They skip the hooks, which set these headers on every other answer.
