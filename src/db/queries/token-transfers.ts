@@ -198,7 +198,12 @@ export async function listTokenTransfers(
       .join(" UNION ALL ")}) ${alias} ${pageOrder(alias)}) ${alias}`;
   let transfers: string;
   if (transactions !== undefined) {
-    const ofTransactions = rowsOfTransactions(typed("token_transfers"), "t", transactions, bind);
+    const ofTransactions = rowsOfTransactions(
+      `(SELECT *, cardinality(token_ids) AS batch_size FROM ${typed("token_transfers")} b)`,
+      "t",
+      transactions,
+      bind,
+    );
     if (ofTransactions === null) return [];
     transfers = ofTransactions;
   } else if (address === undefined)
@@ -247,13 +252,16 @@ export async function listTokenTransfers(
     perTransaction === undefined
       ? ""
       : `, row_number() OVER (PARTITION BY t.block_number, t.transaction_index ORDER BY t.log_index, x.position) AS nth`;
+  // A transaction's preview takes its batch's size from the transfer's own read: computed here, above the
+  // window's sort, it made every id spread out of a batch carry the batch's whole arrays through that sort.
+  const batchSize = transactions === undefined ? "cardinality(t.token_ids)" : "t.batch_size";
   const direction = oldestFirst ? "" : " DESC";
   const order = `block_number${direction}, log_index${direction}, position`;
   // The rows a page shows are chosen first, from the transfers alone: the lookups below (token, block,
   // transaction, instance, is_unique) are made for those rows only, not for every id spread out of the
   // transactions' batches before their preview is cut to `perTransaction` rows each.
   const spread = `SELECT t.block_number, t.transaction_index, t.log_index, t.token_address,
-       t.from_address, t.to_address, cardinality(t.token_ids) AS batch_size, x.position::int AS position,
+       t.from_address, t.to_address, ${batchSize} AS batch_size, x.position::int AS position,
        x.token_id, x.amount ${nth}
      FROM ${transfers}
      CROSS JOIN LATERAL (SELECT ${firstPosition} AS first, ${firstPosition} + ${rowsPerTransfer} - 1 AS last) r
