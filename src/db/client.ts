@@ -26,9 +26,8 @@ export type QueryOptions = {
 /**
  * The settings under which statements with `genericPlan` are planned. Such a plan cannot tell how many rows a
  * value matches; with bitmap scans allowed, a plan that expected a few could read every match of an index
- * range to sort them for one page (endpoint 3's topic positions at 200 k and 1 M: all 4,990 or 24,970 of the
- * hot address's `Deposit` logs). Without them, the page is read from the range in its order and stops at its
- * end.
+ * range to sort them for one page (endpoint 3's topic pages: all 4,990 of the hot address's `Deposit` logs at
+ * 200 k, 25,195 logs at 1 M). Without them, the page is read from the range in its order and stops at its end.
  */
 export const genericPlanSettings = {
   plan_cache_mode: "force_generic_plan",
