@@ -353,6 +353,8 @@ describe.each(databaseKinds)(
     let silent = false;
     // Every call, whatever it asks, is refused for a rate limit.
     let limited = false;
+    // The rate limit ends as it refuses this many more tokenURI calls of id 1.
+    let limitedForCalls: number | undefined;
 
     /** The id a `tokenURI` call asks about, if the call is one. */
     function tokenIdOf(call: JsonRpcCall): bigint | undefined {
@@ -387,7 +389,11 @@ describe.each(databaseKinds)(
         route: (calls) =>
           silent || (hang && calls.some((call) => tokenIdOf(call) === 2n)) ? hangingUrl : anvil.rpcUrl,
         answer: (call) => {
-          if (limited) return limitExceeded;
+          if (limited) {
+            if (tokenIdOf(call) === 1n && limitedForCalls !== undefined && --limitedForCalls === 0)
+              limited = false;
+            return limitExceeded;
+          }
           return tokenIdOf(call) === 1n && nodeTimeouts-- > 0 ? nodeTimedOut : undefined;
         },
       });
@@ -556,6 +562,33 @@ describe.each(databaseKinds)(
         expect(await attemptsOf("1")).toBe(0);
       },
     );
+
+    it("holds nothing against an instance when the node's rate limit ends between its call and a later probe", async () => {
+      await onlyUnfetched("1");
+      hang = false;
+      const client = createRpcClient({ url: proxy.url, timeoutMs: 1_000, retries: 0 });
+      const fetcher = createMetadataFetcher({
+        db: test.db,
+        client,
+        logger: createLogger("silent"),
+        refused: null,
+        laterDelayMs: 0,
+        laterAttempts: 2,
+      });
+      // The limit refuses the batch and then the call asked alone, and is over when the node is asked
+      // whether it answers at all: the call's failure was the node's, not the contract's.
+      limited = true;
+      limitedForCalls = 2;
+      try {
+        for (let round = 0; round < 3 && !(await stored("1"))?.fetched; round++)
+          await fetcher.runOnce().catch(() => 0);
+      } finally {
+        limited = false;
+        limitedForCalls = undefined;
+      }
+      expect(await stored("1")).toEqual({ metadata: { name: "1" }, metadata_error: null, fetched: true });
+      expect(await attemptsOf("1")).toBe(0);
+    });
 
     it("asks a node that answered no batch whether it answers at all before it sends each call alone", async () => {
       await test.db.query(

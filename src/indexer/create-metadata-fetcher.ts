@@ -167,7 +167,9 @@ export function createMetadataFetcher({
       // so does one that answers nothing at all, found out at once: each call sent to it alone would
       // wait out the client's timeout, to no end.
       if (!isAboutOneCall(error)) throw error;
-      if (error instanceof RpcTimeoutError) await nodeAnswers();
+      // Asked first too: a node back from an outage between a call's failure and the probe after it would
+      // have its outage held against the instance. Answering before the calls, it answered them as well.
+      await nodeAnswers();
       const uris = await allOrFirstFailure(
         instances.map(async (instance) => {
           const { method, params } = uriCallOf(instance);
