@@ -530,14 +530,7 @@ describe.each(databaseKinds)(
         hang = false;
         const client = createRpcClient({ url: door.url, timeoutMs: 200, retries: 0 });
         // Were the node's outage counted against the instance, the second round would record it as its error.
-        const fetcher = createMetadataFetcher({
-          db: test.db,
-          client,
-          logger: createLogger("silent"),
-          refused: null,
-          laterDelayMs: 0,
-          laterAttempts: 2,
-        });
+        const fetcher = fetcherOf(client, 0, 2);
         await setAway(true);
         try {
           await expect(fetcher.runOnce()).rejects.toThrow();
@@ -567,14 +560,7 @@ describe.each(databaseKinds)(
       await onlyUnfetched("1");
       hang = false;
       const client = createRpcClient({ url: proxy.url, timeoutMs: 1_000, retries: 0 });
-      const fetcher = createMetadataFetcher({
-        db: test.db,
-        client,
-        logger: createLogger("silent"),
-        refused: null,
-        laterDelayMs: 0,
-        laterAttempts: 2,
-      });
+      const fetcher = fetcherOf(client, 0, 2);
       // The limit refuses the batch and then the call asked alone, and is over when the node is asked
       // whether it answers at all: the call's failure was the node's, not the contract's.
       limited = true;
