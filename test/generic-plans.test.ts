@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Database, genericPlanSettings, type Queryable, type QueryOptions } from "../src/db/client.ts";
+import { addressSuffix } from "../src/db/address-transaction-keys.ts";
+import {
+  type Database,
+  genericPlanSettings,
+  orderedScanSettings,
+  type Queryable,
+  type QueryOptions,
+} from "../src/db/client.ts";
 import { listAddressLogs } from "../src/db/queries/address-logs.ts";
+import { listAddressTransactions } from "../src/db/queries/address-transactions.ts";
 import { findAddresses } from "../src/db/queries/addresses.ts";
 import { listTokenTransfers } from "../src/db/queries/token-transfers.ts";
 import { listTransactionLogs } from "../src/db/queries/transaction-logs.ts";
@@ -52,14 +60,18 @@ function literal(value: unknown): string {
 
 /**
  * The rows each scan read (kept and filtered out, over all its loops), by table, in the plan the statement
- * gets on its first execution: on PostgreSQL the one kept for any values, with the settings of the
- * connections that keep plans, if it asks for that, else its own;
- * on PGlite, which plans every statement with its values, its own.
+ * gets on its first execution, under the settings of the connections it runs on: on PostgreSQL the one kept
+ * for any values if it asks for that, else its own; on PGlite, which plans every statement with its values,
+ * its own.
  */
 async function rowsReadByPlan(test: TestDatabase, { text, params, options }: Statement) {
-  // PGlite keeps no plans: it plans such a statement with its values, under the same scan setting.
-  const { plan_cache_mode, ...scans } = genericPlanSettings;
-  const settings = options?.genericPlan ? (test.kind === "postgres" ? genericPlanSettings : scans) : {};
+  // PGlite keeps no plans: it plans such a statement with its values, in index order.
+  const settings =
+    options?.genericPlan && test.kind === "postgres"
+      ? genericPlanSettings
+      : options?.genericPlan || options?.orderedScans
+        ? orderedScanSettings
+        : {};
   const set = Object.entries(settings).map(([name, value]) => `SET LOCAL ${name} = ${value}; `);
   // One connection for the prepared statement and its EXPLAIN: a transaction's.
   const plan = await test.db.transaction(async (tx) => {
@@ -133,7 +145,7 @@ describe.each(databaseKinds)("plans of pages on %s", (kind) => {
     expect(rareLogs.map((log) => log.block_number)).toEqual([1]);
     expect(busyLogs.map((log) => log.block_number)).toEqual(Array.from({ length: 51 }, (_, i) => blocks - i));
     const [ofRare] = statements;
-    expect(ofRare?.options).toEqual({ genericPlan: chosen !== undefined });
+    expect(ofRare?.options).toEqual({ genericPlan: chosen !== undefined, orderedScans: true });
     // One row from each scan: the log's key (from each topic position's index), the log, its block and
     // its transaction.
     const read = await rowsReadByPlan(test, required(ofRare, "SQL"));
@@ -148,7 +160,7 @@ describe.each(databaseKinds)("plans of pages on %s", (kind) => {
     const rows = await listTokenTransfers(recording(db, statements), { types: [], cursor: {}, limit: 51 });
     expect(rows.map((row) => row.block_number)).toEqual(Array.from({ length: 51 }, (_, i) => blocks - i));
     const [page] = statements;
-    expect(page?.options).toEqual({ genericPlan: true });
+    expect(page?.options).toEqual({ genericPlan: true, orderedScans: true });
     // The page's transfers and one more, and one lookup of each in the tables it is joined to.
     const read = await rowsReadByPlan(test, required(page, "SQL"));
     expect(read.map(([relation]) => relation)).toEqual(
@@ -171,6 +183,7 @@ describe.each(databaseKinds)("plans of pages on %s", (kind) => {
       // The plan kept for any address cannot tell a rare one: where few addresses receive withdrawals, it
       // walks them all from the newest and filters them by address (100,000 rows for the rare address here).
       expect(page?.options?.genericPlan).toBeFalsy();
+      expect(page?.options?.orderedScans).toBe(true);
       const read = await rowsReadByPlan(test, required(page, "SQL"));
       expect(read.map(([relation]) => relation)).toEqual(expect.arrayContaining(["withdrawals", "blocks"]));
       expect(read.filter(([, rows]) => rows > indexes.length)).toEqual([]);
@@ -220,7 +233,7 @@ describe.each(databaseKinds)("plans of an address's logs by topic where few cont
       newest.map((g) => [Math.floor(g / perBlock), g % perBlock]),
     );
     const [statement] = statements;
-    expect(statement?.options).toEqual({ genericPlan: true });
+    expect(statement?.options).toEqual({ genericPlan: true, orderedScans: true });
     // The matches come from the topic positions' index ranges, newest first, no further than the page. With
     // bitmap scans, the kept plan read all 5,000 of the first position's to sort them. (How the page's logs
     // are then joined to their blocks is left to the planner: this table of blocks is small.)
@@ -230,6 +243,85 @@ describe.each(databaseKinds)("plans of an address's logs by topic where few cont
     expect(matches.reduce((sum, [, rows]) => sum + rows, 0)).toBeLessThanOrEqual(page.length);
   });
 });
+
+describe.each(databaseKinds)(
+  "plans of an address's transactions by value or fee where many tie, on %s",
+  (kind) => {
+    let test: TestDatabase;
+    // The busy address sent every other transaction, all with value 0 and the same fee; everyone else's are
+    // distinct. A plan made with the page's values cannot know the tied key (it is read by the statement, or
+    // taken from the cursor) and expects the few rows of a distinct value: with bitmap scans allowed, it read
+    // all 30,000 ties to sort them for one page.
+    const transactions = 60_000;
+    const fee = 21_000;
+    beforeAll(async () => {
+      test = await createTestDatabase(kind);
+      const busySuffix = `'\\x${addressSuffix(busy).slice(2)}'::bytea`;
+      await test.db.exec(`
+      INSERT INTO blocks (number, hash, parent_hash, timestamp, miner, gas_limit, gas_used, extra_data,
+        sha3_uncles, state_root, transactions_root, receipts_root, logs_bloom, transaction_count)
+      SELECT g, int4send(g), int4send(g - 1), 1700000000 + g, '\\x00', 0, 0, '\\x', '\\x', '\\x', '\\x', '\\x', '\\x', 1
+      FROM generate_series(1, ${transactions}) g;
+      INSERT INTO transactions (hash, block_number, index, from_address, to_address, value, nonce, type, gas_limit,
+        gas_price, input, gas_used, log_count)
+      SELECT int4send(g), g, 0, CASE WHEN g % 2 = 0 THEN '\\x${busy.slice(2)}'::bytea ELSE int4send(g) END,
+        int4send(-g), CASE WHEN g % 2 = 0 THEN 0 ELSE 1 + g % 3000 END, g, 0, 100000, 1, '\\x',
+        CASE WHEN g % 2 = 0 THEN ${fee} ELSE ${fee} + 1 + g % 3000 END, 0
+      FROM generate_series(1, ${transactions}) g;
+      INSERT INTO address_transactions (address_suffix, direction, position, value, fee)
+      SELECT * FROM (SELECT CASE WHEN g % 2 = 0 THEN ${busySuffix} ELSE int4send(g) END, 1, g::bigint << 24,
+        CASE WHEN g % 2 = 0 THEN 0 ELSE 1 + g % 3000 END, CASE WHEN g % 2 = 0 THEN ${fee} ELSE ${fee} + 1 + g % 3000 END
+      FROM generate_series(1, ${transactions}) g
+      UNION ALL
+      SELECT int4send(-g), 2, g::bigint << 24, CASE WHEN g % 2 = 0 THEN 0 ELSE 1 + g % 3000 END,
+        CASE WHEN g % 2 = 0 THEN ${fee} ELSE ${fee} + 1 + g % 3000 END
+      FROM generate_series(1, ${transactions}) g) keys (address_suffix, direction, position, value, fee)
+      ORDER BY md5(position::text);
+      ANALYZE;
+    `);
+    });
+    afterAll(() => test.drop());
+
+    // The newest ties first; the second page resumes within them, after the first page's last.
+    const newest = Array.from({ length: 102 }, (_, i) => transactions - 2 * i);
+    it.each([
+      ["value", "the first page", {}, newest.slice(0, 51)],
+      [
+        "value",
+        "a page within the ties",
+        { value: "0", block_number: newest[50], index: 0 },
+        newest.slice(51),
+      ],
+      ["fee", "the first page", {}, newest.slice(0, 51)],
+      [
+        "fee",
+        "a page within the ties",
+        { fee: String(fee), block_number: newest[50], index: 0 },
+        newest.slice(51),
+      ],
+    ] as const)(
+      "by %s from the smallest, %s: read from the ties' index range, newest first",
+      async (sort, _, cursor, blocks) => {
+        const statements: Statement[] = [];
+        const page = await listAddressTransactions(recording(test.db, statements), {
+          address: busy,
+          sort,
+          order: "asc",
+          cursor,
+          limit: 51,
+        });
+        expect(page.map((transaction) => transaction.block_number)).toEqual(blocks);
+        expect(statements).toHaveLength(1);
+        // Each of the page's ranges stops at the page's end: the keys above the cursor, the last key's ties and the
+        // cursor's own key (one page each at most), then the page's transactions.
+        const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
+        const keys = read.filter(([relation]) => relation === "address_transactions");
+        expect(keys.length).toBeGreaterThan(0);
+        expect(keys.reduce((sum, [, rows]) => sum + rows, 0)).toBeLessThanOrEqual(3 * 51);
+      },
+    );
+  },
+);
 
 describe.each(databaseKinds)("plans of the transfers and logs of given transactions on %s", (kind) => {
   let test: TestDatabase;
@@ -299,7 +391,7 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
       rows.map((row) => [row.block_number, row.log_index]).sort(([a], [b]) => Number(b) - Number(a)),
     ).toEqual(numbers.map((number) => [number, 3]));
     const [transfers] = statements;
-    expect(transfers?.options).toEqual({ genericPlan: true });
+    expect(transfers?.options).toEqual({ genericPlan: true, orderedScans: true });
     // Each transaction's transfer and its token, looked up once each.
     const read = await rowsReadByPlan(test, required(transfers, "SQL"));
     expect(read.map(([relation]) => relation)).toEqual(expect.arrayContaining(["token_transfers", "tokens"]));

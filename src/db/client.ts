@@ -14,24 +14,35 @@ import { isDatabaseUnavailable } from "./unavailable.ts";
 export type QueryOptions = {
   /**
    * Plan the statement once per connection for any values (PostgreSQL's generic plan) instead of again at
-   * every execution, which can cost as much as running it, and without bitmap scans
-   * (`genericPlanSettings`). Only for a statement whose right plan is the same index ranges whatever its
-   * values: a plan kept for any values cannot see that a value is rare or old (docs/performance.md, "Generic
-   * plans, statement by statement"). PGlite keeps no plans: there the statement is planned with its values,
-   * without bitmap scans, in a transaction of its own. Statements in a transaction are planned as usual.
+   * every execution, which can cost as much as running it, and read it in index order (`orderedScans`).
+   * Only for a statement whose right plan is the same index ranges whatever its values: a plan kept for any
+   * values cannot see that a value is rare or old (docs/performance.md, "Generic plans, statement by
+   * statement"). PGlite keeps no plans: there the statement is planned with its values. Statements in a
+   * transaction are planned as usual.
    */
   genericPlan?: boolean;
+  /**
+   * Plan the statement without bitmap scans (`orderedScanSettings`): for a page read from index ranges in
+   * their order, which must stop at its limit whatever the estimates. On PGlite such a statement runs in a
+   * transaction of its own with the setting; statements in a transaction are planned as usual.
+   */
+  orderedScans?: boolean;
 };
 
 /**
- * The settings under which statements with `genericPlan` are planned. Such a plan cannot tell how many rows a
- * value matches; with bitmap scans allowed, a plan that expected a few could read every match of an index
- * range to sort them for one page (endpoint 3's topic pages: all 4,990 of the hot address's `Deposit` logs at
- * 200 k, 25,195 logs at 1 M). Without them, the page is read from the range in its order and stops at its end.
+ * The settings of statements with `orderedScans`. A bitmap scan reads every row of its index range and sorts
+ * them; the planner picks it over reading the range in order when it expects few rows. For a page, the
+ * estimate can be far off: a key the statement reads itself, or one common for one address and rare in the
+ * table, was expected to match a few rows and matched every one of an address's ties (endpoint 2 sorted by
+ * value or fee), or every match of a topic (endpoint 3, in the plan kept for any values). Without bitmap
+ * scans, the page is read from its ranges in order and stops at its end.
  */
+export const orderedScanSettings = { enable_bitmapscan: "off" } as const;
+
+/** The settings under which statements with `genericPlan` are planned: kept plans, read in index order. */
 export const genericPlanSettings = {
   plan_cache_mode: "force_generic_plan",
-  enable_bitmapscan: "off",
+  ...orderedScanSettings,
 } as const;
 
 /** Runs SQL with `$1`-style parameters; the same text runs on PostgreSQL and PGlite. */
@@ -220,10 +231,10 @@ async function openPglite(path: string, unlock: () => void): Promise<Database> {
   return {
     kind: "pglite",
     ...pooled,
-    query: (text, params, { genericPlan = false } = {}) =>
-      genericPlan
+    query: (text, params, { genericPlan = false, orderedScans = genericPlan } = {}) =>
+      orderedScans
         ? lite.transaction(async (tx) => {
-            await tx.exec(`SET LOCAL enable_bitmapscan = ${genericPlanSettings.enable_bitmapscan}`);
+            await tx.exec(`SET LOCAL enable_bitmapscan = ${orderedScanSettings.enable_bitmapscan}`);
             return wrap(tx).query(text, params);
           })
         : pooled.query(text, params),
@@ -399,12 +410,16 @@ async function openPostgres(
     await probe.end({ timeout: 0 });
   }
   const sql = postgres(url, options as typeof options & postgres.Options<never>);
-  // The statements that ask for generic plans have their own connections, where that is the setting: a
-  // setting per statement would cost a round trip (or a transaction) each time.
-  const generic = postgres(url, {
-    ...options,
-    connection: { ...options.connection, ...genericPlanSettings },
-  } as typeof options & postgres.Options<never>);
+  // The statements that ask for generic plans or ordered scans have connections of their own, where those are
+  // the settings: a setting per statement would cost a round trip (or a transaction) each time. The driver
+  // opens a pool's connections as statements wait for one.
+  const withSettings = (settings: Record<string, string>) =>
+    postgres(url, {
+      ...options,
+      connection: { ...options.connection, ...settings },
+    } as typeof options & postgres.Options<never>);
+  const generic = withSettings(genericPlanSettings);
+  const ordered = withSettings(orderedScanSettings);
   // Named and kept per connection: planning a page's joins took 4.2 ms of a 5 ms statement, and a
   // statement with parameters is always one statement, which is what a prepared statement must be.
   const query = <Row>(target: postgres.Sql | postgres.TransactionSql, text: string, params: unknown[]) =>
@@ -412,8 +427,8 @@ async function openPostgres(
       prepare: params.length > 0,
     }) as unknown as Promise<Row[]>;
   const pooled: Queryable = {
-    query: (text, params = [], { genericPlan = false } = {}) =>
-      query(genericPlan ? generic : sql, text, params),
+    query: (text, params = [], { genericPlan = false, orderedScans = false } = {}) =>
+      query(genericPlan ? generic : orderedScans ? ordered : sql, text, params),
     async exec(text) {
       await sql.unsafe(text);
     },
@@ -492,7 +507,7 @@ async function openPostgres(
       }
     },
     close: async () => {
-      await Promise.all([sql.end({ timeout: 5 }), generic.end({ timeout: 5 })]);
+      await Promise.all([sql, generic, ordered].map((pool) => pool.end({ timeout: 5 })));
     },
   };
 }

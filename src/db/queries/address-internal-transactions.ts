@@ -64,5 +64,6 @@ export async function listAddressInternalTransactions(
      JOIN blocks b ON b.number = a.block_number
      ORDER BY ${ordering}`,
     [byteaParam(address), limit, ...keyset.params],
+    { orderedScans: true },
   );
 }

@@ -79,6 +79,6 @@ export async function listAddressLogs(
      ${order}
      LIMIT ${pageLimit}`,
     params,
-    { genericPlan: topic !== undefined },
+    { genericPlan: topic !== undefined, orderedScans: true },
   );
 }

@@ -127,6 +127,7 @@ async function readPage(
      JOIN blocks b ON b.number = t.block_number
      ORDER BY ${ordering}`,
     [byteaParam(addressSuffix(address)), limit, byteaParam(address), ...params],
+    { orderedScans: true },
   );
 }
 

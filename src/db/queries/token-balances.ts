@@ -185,6 +185,7 @@ export async function listAddressTokens(
      ORDER BY h.value DESC, h.token_address DESC, h.token_id DESC
      LIMIT $2`,
     params,
+    { orderedScans: true },
   );
 }
 
@@ -353,5 +354,6 @@ export async function listTokenHolders(
      ORDER BY h.value DESC, h.holder DESC${byId ? ", h.token_id DESC" : ""}
      LIMIT $2`,
     params,
+    { orderedScans: true },
   );
 }

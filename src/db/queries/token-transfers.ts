@@ -311,6 +311,7 @@ export async function listTokenTransfers(
      ) i ON true`;
   const rows = await db.query<TokenTransferRow>(`${query} ORDER BY ${order} LIMIT $1`, params, {
     genericPlan: samePlanForAnyValues,
+    orderedScans: true,
   });
   if (transactions !== undefined) {
     // Set in place: a copy of each of a page's hundreds of rows cost more than the statement saved.

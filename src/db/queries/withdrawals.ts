@@ -33,5 +33,6 @@ export async function listWithdrawals(
      ORDER BY w.index DESC
      LIMIT $2`,
     [value, limit, ...keyset.params],
+    { orderedScans: true },
   );
 }
