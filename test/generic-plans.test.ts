@@ -10,6 +10,7 @@ import {
 import { listAddressLogs } from "../src/db/queries/address-logs.ts";
 import { listAddressTransactions } from "../src/db/queries/address-transactions.ts";
 import { findAddresses } from "../src/db/queries/addresses.ts";
+import { listAddressTokens, listNftCollections } from "../src/db/queries/token-balances.ts";
 import { listTokenTransfers } from "../src/db/queries/token-transfers.ts";
 import { listTransactionLogs } from "../src/db/queries/transaction-logs.ts";
 import { listWithdrawals } from "../src/db/queries/withdrawals.ts";
@@ -318,6 +319,108 @@ describe.each(databaseKinds)(
         const keys = read.filter(([relation]) => relation === "address_transactions");
         expect(keys.length).toBeGreaterThan(0);
         expect(keys.reduce((sum, [, rows]) => sum + rows, 0)).toBeLessThanOrEqual(3 * 51);
+      },
+    );
+  },
+);
+
+describe.each(databaseKinds)(
+  "plans of a holder's tokens and collections where it holds many, on %s",
+  (kind) => {
+    let test: TestDatabase;
+    // The holder has one id of each of 30,000 collections (an address airdropped into), every third ERC-1155,
+    // the others ERC-721. Read by holder alone, each page joined every holding to its token for the type and
+    // sorted them all.
+    const collections = 30_000;
+    const holder = "0x00000000000000000000000000000000000000c1";
+    const typeOf = (g: number) => (g % 3 === 0 ? "ERC-1155" : "ERC-721");
+    const tokenAddress = (g: number) => `0x${g.toString(16).padStart(8, "0")}`;
+    beforeAll(async () => {
+      test = await createTestDatabase(kind);
+      const type = "CASE WHEN g % 3 = 0 THEN 'ERC-1155' ELSE 'ERC-721' END";
+      await test.db.exec(`
+      INSERT INTO tokens (address, type, first_seen_block, read_at_block, holders_count)
+      SELECT int4send(g), ${type}, 1, 1, 1 FROM generate_series(1, ${collections}) g;
+      INSERT INTO token_balances (token_address, token_id, holder, value, token_contract_type)
+      SELECT int4send(g), g, '\\x${holder.slice(2)}', 1, ${type} FROM generate_series(1, ${collections}) g;
+      INSERT INTO token_holders (token_address, holder, ids, ids_value, token_contract_type)
+      SELECT token_address, holder, 1, 1, token_contract_type FROM token_balances;
+      ANALYZE;
+    `);
+    });
+    afterAll(() => test.drop());
+
+    /** The rows each page's statement read from the holdings, and that it read no table whole. */
+    const holdingsRead = async (statement: Statement | undefined) => {
+      const read = await rowsReadByPlan(test, required(statement, "SQL"));
+      expect(read.filter(([, rows]) => rows >= collections / 3)).toEqual([]);
+      return read
+        .filter(([relation]) => relation === "token_holders")
+        .reduce((sum, [, rows]) => sum + rows, 0);
+    };
+    const noCursor = { value: null, token_address: null, token_id: null };
+    const newest = Array.from({ length: 51 }, (_, i) => collections - i);
+
+    it.each([
+      ["every type", [], newest],
+      [
+        "ERC-721",
+        ["ERC-721"],
+        Array.from({ length: 90 }, (_, i) => collections - i)
+          .filter((g) => typeOf(g) === "ERC-721")
+          .slice(0, 51),
+      ],
+    ])(
+      "its tokens of %s: the ERC-721 holdings a range of their own, largest first",
+      async (_, types, tokens) => {
+        const statements: Statement[] = [];
+        const page = await listAddressTokens(recording(test.db, statements), {
+          address: holder,
+          types,
+          cursor: noCursor,
+          limit: 51,
+        });
+        expect(page.map((row) => [row.token_address, row.type])).toEqual(
+          tokens.map((g) => [tokenAddress(g), typeOf(g)]),
+        );
+        expect(await holdingsRead(statements[0])).toBeLessThanOrEqual(51);
+      },
+    );
+
+    const erc721 = Array.from({ length: 200 }, (_, i) => i + 1).filter((g) => typeOf(g) === "ERC-721");
+    it.each([
+      ["the first page", { token_address: null, token_type: null }, erc721.slice(0, 51)],
+      [
+        "a page after a token",
+        { token_address: tokenAddress(erc721[50] ?? 0), token_type: "ERC-721" },
+        erc721.slice(51, 102),
+      ],
+      [
+        "a page after a token without its type",
+        { token_address: tokenAddress(erc721[50] ?? 0), token_type: null },
+        erc721.slice(51, 102),
+      ],
+      [
+        "a page after the ERC-721s",
+        { token_address: null, token_type: "ERC-721" },
+        [3, 6, 9].concat(Array.from({ length: 48 }, (_, i) => 12 + 3 * i)),
+      ],
+    ])(
+      "its collections, %s: each type's a range of their own, by token address",
+      async (_, cursor, tokens) => {
+        const statements: Statement[] = [];
+        const page = await listNftCollections(recording(test.db, statements), {
+          address: holder,
+          types: [],
+          cursor,
+          limit: 51,
+          instances: 9,
+        });
+        expect(page.map((row) => [row.token_address, row.type, row.token_id])).toEqual(
+          tokens.map((g) => [tokenAddress(g), typeOf(g), String(g)]),
+        );
+        // A page from each type's range (the three types'), and no further.
+        expect(await holdingsRead(statements[0])).toBeLessThanOrEqual(3 * 51);
       },
     );
   },

@@ -74,13 +74,16 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
     expect(wrongCounts).toEqual([]);
     const wrongHoldings = await test.db.query(
       `SELECT '0x' || encode(COALESCE(h.token_address, g.token_address), 'hex') AS token,
-         h.ids AS kept_ids, g.ids, h.ids_value::text AS kept_value, g.ids_value::text AS value
+         h.ids AS kept_ids, g.ids, h.ids_value::text AS kept_value, g.ids_value::text AS value,
+         h.token_contract_type AS kept_type, g.type
        FROM token_holders h
        FULL JOIN (
-         SELECT token_address, holder, count(*) AS ids, sum(value) AS ids_value FROM token_balances
-         WHERE token_id >= 0 AND value > 0 GROUP BY token_address, holder
+         SELECT b.token_address, b.holder, count(*) AS ids, sum(b.value) AS ids_value, min(t.type) AS type
+         FROM token_balances b JOIN tokens t ON t.address = b.token_address
+         WHERE b.token_id >= 0 AND b.value > 0 GROUP BY b.token_address, b.holder
        ) g ON g.token_address = h.token_address AND g.holder = h.holder
-       WHERE h.ids IS DISTINCT FROM g.ids OR h.ids_value IS DISTINCT FROM g.ids_value`,
+       WHERE h.ids IS DISTINCT FROM g.ids OR h.ids_value IS DISTINCT FROM g.ids_value
+         OR h.token_contract_type IS DISTINCT FROM g.type`,
     );
     expect(wrongHoldings).toEqual([]);
     const wrongInstances = await test.db.query(

@@ -129,8 +129,10 @@ describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
         test.db.query<{ type: string }>(
           `SELECT DISTINCT token_contract_type AS type FROM token_transfers
            UNION SELECT DISTINCT token_contract_type FROM address_token_transfers
-           UNION SELECT DISTINCT token_contract_type FROM token_balances ORDER BY 1`,
+           UNION SELECT DISTINCT token_contract_type FROM token_balances
+           UNION SELECT DISTINCT token_contract_type FROM token_holders ORDER BY 1`,
         );
+      const holdings = async () => (await test.db.query("SELECT 1 FROM token_holders")).length;
       const stored = async () =>
         test.db.query("SELECT type, promoted_at_block::int, type_before_promotion FROM tokens");
       for (const [block, form, type] of [
@@ -146,6 +148,7 @@ describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
         { type: "ERC-1155", promoted_at_block: 3, type_before_promotion: "ERC-404" },
       ]);
       expect(await stamps()).toEqual([{ type: "ERC-1155" }]);
+      expect(await holdings()).toBeGreaterThan(0);
       // What a range that replaces the blocks above 2 is judged against: the type the token had at 2.
       expect(await readKnownTokens(test.db, [token])).toEqual(new Map([[token, "ERC-1155"]]));
       expect(await readKnownTokens(test.db, [token], 2n)).toEqual(new Map([[token, "ERC-404"]]));
@@ -155,6 +158,7 @@ describe.each(databaseKinds)("token types on transfer rows on %s", (kind) => {
         { type: "ERC-404", promoted_at_block: null, type_before_promotion: null },
       ]);
       expect(await stamps()).toEqual([{ type: "ERC-404" }]);
+      expect(await holdings()).toBeGreaterThan(0);
     } finally {
       await test.drop();
     }

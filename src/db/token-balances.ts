@@ -11,7 +11,7 @@ import type { Queryable } from "./client.ts";
  * address's balances of one type are an index range.
  *
  * In the same statement it keeps what pages would otherwise aggregate: `token_holders` (per holder of a
- * token's ids: ids held above zero and their summed balance), `tokens.holders_count` (distinct holders
+ * token's ids: ids held above zero and their summed balance, with the balances' type), `tokens.holders_count` (distinct holders
  * above zero, any id) and each id's `token_instances.holders` and `units` (holders above zero and the
  * units they hold). All follow from each balance's value before and after the change, so taking back a
  * range restores them exactly. Every id moved has its instance row: the range's instances are written
@@ -46,13 +46,14 @@ export async function applyTokenBalanceChanges(
        SELECT token_address, token_id, holder, delta, token_contract_type FROM moves
        ON CONFLICT (token_address, token_id, holder) DO UPDATE
          SET value = token_balances.value + excluded.value, token_contract_type = excluded.token_contract_type
-       RETURNING token_address, token_id, holder, value
+       RETURNING token_address, token_id, holder, value, token_contract_type
      ), steps AS (
-       SELECT c.token_address, c.token_id, c.holder, c.value - m.delta AS before, c.value AS after
+       SELECT c.token_address, c.token_id, c.holder, c.token_contract_type, c.value - m.delta AS before,
+         c.value AS after
        FROM changed c
        JOIN moves m ON m.token_address = c.token_address AND m.token_id = c.token_id AND m.holder = c.holder
      ), holdings AS (
-       SELECT s.token_address, s.holder,
+       SELECT s.token_address, s.holder, min(s.token_contract_type) AS token_contract_type,
          COALESCE(h.ids, 0) AS ids_before,
          COALESCE(h.ids_value, 0) AS ids_value_before,
          COALESCE(h.ids, 0)
@@ -66,10 +67,11 @@ export async function applyTokenBalanceChanges(
        LEFT JOIN token_balances f ON f.token_address = s.token_address AND f.token_id = -1 AND f.holder = s.holder
        GROUP BY s.token_address, s.holder, h.ids, h.ids_value, f.value
      ), kept AS (
-       INSERT INTO token_holders (token_address, holder, ids, ids_value)
-       SELECT token_address, holder, ids_after, ids_value_after FROM holdings
+       INSERT INTO token_holders (token_address, holder, ids, ids_value, token_contract_type)
+       SELECT token_address, holder, ids_after, ids_value_after, token_contract_type FROM holdings
        WHERE ids_after > 0 AND (ids_after, ids_value_after) <> (ids_before, ids_value_before)
-       ON CONFLICT (token_address, holder) DO UPDATE SET ids = excluded.ids, ids_value = excluded.ids_value
+       ON CONFLICT (token_address, holder) DO UPDATE
+         SET ids = excluded.ids, ids_value = excluded.ids_value, token_contract_type = excluded.token_contract_type
      ), dropped AS (
        DELETE FROM token_holders h USING holdings x
        WHERE x.ids_after = 0 AND x.ids_before > 0 AND h.token_address = x.token_address AND h.holder = x.holder

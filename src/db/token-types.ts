@@ -116,8 +116,8 @@ export async function takeBackPromotions(tx: Queryable, above: bigint): Promise<
 }
 
 /**
- * Stamps every stored transfer, per-address transfer link and balance of each token with its new type:
- * when it becomes ERC-404 or ERC-1155 (and again if a reorganization takes that back).
+ * Stamps every stored transfer, per-address transfer link, balance and holding of each token with its new
+ * type: when it becomes ERC-404 or ERC-1155 (and again if a reorganization takes that back).
  */
 async function restampTokenTypes(tx: Queryable, types: [address: string, type: string][]): Promise<void> {
   if (types.length === 0) return;
@@ -130,7 +130,7 @@ async function restampTokenTypes(tx: Queryable, types: [address: string, type: s
        AND a.block_number = t.block_number AND a.log_index = t.log_index`,
     params,
   );
-  for (const table of ["token_transfers", "token_balances"]) {
+  for (const table of ["token_transfers", "token_balances", "token_holders"]) {
     await tx.query(
       `UPDATE ${table} t SET token_contract_type = c.type
        FROM unnest($1::text[]::bytea[], $2::text[]) AS c(address, type)

@@ -34,8 +34,8 @@ async function insertBalances(db: Database, balances: BalanceSeed[]) {
   // And what the indexer keeps with them (applyTokenBalanceChanges): holdings of ids, holder counts, and
   // an instance row for every id, with its holders and units.
   await db.query(
-    `INSERT INTO token_holders (token_address, holder, ids, ids_value)
-     SELECT token_address, holder, count(*), sum(value) FROM token_balances
+    `INSERT INTO token_holders (token_address, holder, ids, ids_value, token_contract_type)
+     SELECT token_address, holder, count(*), sum(value), min(token_contract_type) FROM token_balances
      WHERE token_id >= 0 AND value > 0 GROUP BY token_address, holder`,
   );
   await db.query(

@@ -124,9 +124,9 @@ export async function listAddressTokens(
         ? resumeValueSql(`$${params.push(cursor.value)}::numeric`, cursor.value, () => row)
         : storedValueSql(
             storedBalanceSql(row),
-            `SELECT h.ids_value FROM token_holders h JOIN tokens t ON t.address = h.token_address
+            `SELECT h.ids_value FROM token_holders h
              WHERE h.holder = $1 AND h.token_address = ${token} AND ${id} = -1 AND h.ids_value > 0
-               AND t.type = 'ERC-721'`,
+               AND h.token_contract_type = 'ERC-721'`,
           );
     after = (value, tokenAddress, tokenId) =>
       `(${value}, ${tokenAddress}, ${tokenId}) < (${resume}, ${token}, ${id})`;
@@ -164,9 +164,9 @@ export async function listAddressTokens(
     ...balanceRanges(fungibleTypes, "b.token_id < 0", "b.value DESC, b.token_address DESC"),
     ...(types.length === 0 || types.includes("ERC-721")
       ? [
-          `(SELECT h.token_address, -1 AS token_id, h.ids_value AS value, t.type, h.holder
-            FROM token_holders h JOIN tokens t ON t.address = h.token_address
-            WHERE h.holder = $1 AND t.type = 'ERC-721'
+          `(SELECT h.token_address, -1 AS token_id, h.ids_value AS value, h.token_contract_type AS type, h.holder
+            FROM token_holders h
+            WHERE h.holder = $1 AND h.token_contract_type = 'ERC-721'
               AND ${after("h.ids_value", "h.token_address", "-1")}
             ORDER BY h.ids_value DESC, h.token_address DESC LIMIT $2)`,
         ]
@@ -228,26 +228,37 @@ export async function listNftCollections(
   db: Queryable,
   { address, types, cursor, limit, instances }: ListNftCollectionsParameters,
 ): Promise<NftCollectionRow[]> {
-  const params: unknown[] = [byteaParam(address), limit, instances, types.length > 0 ? types : nftTokenTypes];
-  let keyset = "TRUE";
-  const rank = cursor.token_type === null ? null : nftTypeRank(cursor.token_type);
+  const kept = nftTokenTypes.filter((type) => types.length === 0 || types.includes(type));
+  if (kept.length === 0) return [];
+  const params: unknown[] = [byteaParam(address), limit, instances];
+  // Which of a type's collections come after the cursor: all of them, those after its token, or none.
+  let after = (_rank: number) => "TRUE";
+  const cursorRank = cursor.token_type === null ? null : nftTypeRank(cursor.token_type);
   if (cursor.token_address !== null) {
     const token = `$${params.push(byteaParam(cursor.token_address))}::bytea`;
-    const rankSql =
-      rank === null
+    const rank =
+      cursorRank === null
         ? `COALESCE((SELECT ${typeRank} FROM tokens t WHERE t.address = ${token}), 3)`
-        : `$${params.push(rank)}::int`;
-    keyset = `(c.type_rank, c.token_address) > (${rankSql}, ${token})`;
-  } else if (rank !== null) {
-    keyset = `c.type_rank > $${params.push(rank)}::int`;
+        : `$${params.push(cursorRank)}::int`;
+    // A bound of the index range, computed once: none (null) ends the type's range before it is read.
+    after = (typeRankOf) =>
+      `h.token_address > CASE WHEN ${rank} = ${typeRankOf} THEN ${token} WHEN ${rank} < ${typeRankOf} THEN '\\x'::bytea END`;
+  } else if (cursorRank !== null) {
+    const rank = `$${params.push(cursorRank)}::int`;
+    after = (typeRankOf) => `${typeRankOf} > ${rank}`;
   }
+  // Each type's collections are a range of the holder's holdings, read by token address and cut at a page,
+  // then the types in their order: a page costs the same for a holder of 10 collections or of 100,000.
+  const ranges = kept.map((type) => {
+    const rank = nftTypeRank(type);
+    return `(SELECT h.token_address, h.token_contract_type AS type, ${rank} AS type_rank, h.ids AS amount
+       FROM token_holders h
+       WHERE h.holder = $1 AND h.token_contract_type = ${typeLiterals([type])[0]} AND ${after(rank)}
+       ORDER BY h.token_address LIMIT $2)`;
+  });
   return db.query<NftCollectionRow>(
-    `WITH collections AS (
-       SELECT h.token_address, t.type, ${typeRank} AS type_rank, h.ids AS amount
-       FROM token_holders h JOIN tokens t ON t.address = h.token_address
-       WHERE h.holder = $1 AND t.type = ANY($4::text[])
-     ), page AS (
-       SELECT * FROM collections c WHERE ${keyset} ORDER BY c.type_rank, c.token_address LIMIT $2
+    `WITH page AS (
+       SELECT * FROM (${ranges.join(" UNION ALL ")}) c ORDER BY c.type_rank, c.token_address LIMIT $2
      )
      SELECT ${hexColumn("p.token_address", "token_address")}, p.type, p.amount::text AS amount,
        i.token_id::text AS token_id, i.value::text AS value, ${instanceColumns("i")}
@@ -262,6 +273,7 @@ export async function listNftCollections(
      LEFT JOIN token_instances ti ON ti.token_address = i.token_address AND ti.token_id = i.token_id
      ORDER BY p.type_rank, p.token_address, i.token_id DESC`,
     params,
+    { orderedScans: true },
   );
 }
 
