@@ -11,11 +11,12 @@ import type { Queryable } from "./client.ts";
  * address's balances of one type are an index range.
  *
  * In the same statement it keeps what pages would otherwise aggregate: `token_holders` (per holder of a
- * token's ids: ids held above zero and their summed balance, with the balances' type), `tokens.holders_count` (distinct holders
- * above zero, any id) and each id's `token_instances.holders` and `units` (holders above zero and the
- * units they hold). All follow from each balance's value before and after the change, so taking back a
- * range restores them exactly. Every id moved has its instance row: the range's instances are written
- * before its balances, and a reorganization deletes an instance only after taking its balances back.
+ * token's ids: ids held above zero and their summed balance, with the balances' type),
+ * `tokens.holders_count` (distinct holders above zero, any id) and each id's `token_instances.holders` and
+ * `units` (holders above zero and the units they hold). All follow from each balance's value before and
+ * after the change, so taking back a range restores them exactly. Every id moved has its instance row: the
+ * range's instances are written before its balances, and a reorganization deletes an instance only after
+ * taking its balances back.
  */
 export async function applyTokenBalanceChanges(
   tx: Queryable,
