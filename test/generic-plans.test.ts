@@ -17,6 +17,7 @@ import { listWithdrawals } from "../src/db/queries/withdrawals.ts";
 import { readUnfetchedInstances } from "../src/db/token-instances.ts";
 import { required } from "../src/required.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { seedBlocks } from "./support/seed-blocks.ts";
 
 // A statement that asks for a generic plan keeps one plan for any values; any other is planned with its
 // values. Either way the plan must read a page's rows from index ranges that hold nothing else, however few
@@ -109,11 +110,8 @@ describe.each(databaseKinds)("plans of pages on %s", (kind) => {
     test = await createTestDatabase(kind);
     db = test.db;
     const hash = (salt: string) => `sha256(convert_to(g::text || '${salt}', 'UTF8'))`;
+    await seedBlocks(db, 1, blocks, 1);
     await db.exec(`
-      INSERT INTO blocks (number, hash, parent_hash, timestamp, miner, gas_limit, gas_used, extra_data,
-        sha3_uncles, state_root, transactions_root, receipts_root, logs_bloom, transaction_count)
-      SELECT g, ${hash("b")}, ${hash("p")}, 1700000000 + g, '\\x00', 0, 0, '\\x', '\\x', '\\x', '\\x', '\\x', '\\x', 1
-      FROM generate_series(1, ${blocks}) g;
       INSERT INTO transactions (hash, block_number, index, from_address, value, nonce, type, gas_limit, input,
         gas_used, log_count)
       SELECT ${hash("t")}, g, 0, '\\x01', 0, g, 2, 21000, '\\x', 21000, 1 FROM generate_series(1, ${blocks}) g;
@@ -202,11 +200,8 @@ describe.each(databaseKinds)("plans of an address's logs by topic where few cont
   beforeAll(async () => {
     test = await createTestDatabase(kind);
     const blocks = logs / perBlock;
+    await seedBlocks(test.db, 0, blocks, 1);
     await test.db.exec(`
-      INSERT INTO blocks (number, hash, parent_hash, timestamp, miner, gas_limit, gas_used, extra_data,
-        sha3_uncles, state_root, transactions_root, receipts_root, logs_bloom, transaction_count)
-      SELECT g, int4send(g), int4send(g - 1), 1700000000 + g, '\\x00', 0, 0, '\\x', '\\x', '\\x', '\\x', '\\x', '\\x', 1
-      FROM generate_series(0, ${blocks}) g;
       INSERT INTO transactions (hash, block_number, index, from_address, value, nonce, type, gas_limit, input,
         gas_used, log_count)
       SELECT int4send(g), g, 0, '\\x01', 0, g, 2, 21000, '\\x', 21000, ${perBlock} FROM generate_series(0, ${blocks}) g;
@@ -257,26 +252,24 @@ describe.each(databaseKinds)(
     const fee = 21_000;
     beforeAll(async () => {
       test = await createTestDatabase(kind);
-      const busySuffix = `'\\x${addressSuffix(busy).slice(2)}'::bytea`;
+      const others = "g % 2 = 1";
+      await seedBlocks(test.db, 1, transactions, 1);
       await test.db.exec(`
-      INSERT INTO blocks (number, hash, parent_hash, timestamp, miner, gas_limit, gas_used, extra_data,
-        sha3_uncles, state_root, transactions_root, receipts_root, logs_bloom, transaction_count)
-      SELECT g, int4send(g), int4send(g - 1), 1700000000 + g, '\\x00', 0, 0, '\\x', '\\x', '\\x', '\\x', '\\x', '\\x', 1
-      FROM generate_series(1, ${transactions}) g;
       INSERT INTO transactions (hash, block_number, index, from_address, to_address, value, nonce, type, gas_limit,
         gas_price, input, gas_used, log_count)
-      SELECT int4send(g), g, 0, CASE WHEN g % 2 = 0 THEN '\\x${busy.slice(2)}'::bytea ELSE int4send(g) END,
-        int4send(-g), CASE WHEN g % 2 = 0 THEN 0 ELSE 1 + g % 3000 END, g, 0, 100000, 1, '\\x',
-        CASE WHEN g % 2 = 0 THEN ${fee} ELSE ${fee} + 1 + g % 3000 END, 0
+      SELECT int4send(g), g, 0, CASE WHEN ${others} THEN int4send(g) ELSE '\\x${busy.slice(2)}'::bytea END,
+        int4send(-g), CASE WHEN ${others} THEN 1 + g % 3000 ELSE 0 END, g, 0, 100000, 1, '\\x',
+        ${fee} + CASE WHEN ${others} THEN 1 + g % 3000 ELSE 0 END, 0
       FROM generate_series(1, ${transactions}) g;
+      -- Each transaction's sender and recipient rows, as the indexer writes them, in no order of the index's.
       INSERT INTO address_transactions (address_suffix, direction, position, value, fee)
-      SELECT * FROM (SELECT CASE WHEN g % 2 = 0 THEN ${busySuffix} ELSE int4send(g) END, 1, g::bigint << 24,
-        CASE WHEN g % 2 = 0 THEN 0 ELSE 1 + g % 3000 END, CASE WHEN g % 2 = 0 THEN ${fee} ELSE ${fee} + 1 + g % 3000 END
-      FROM generate_series(1, ${transactions}) g
-      UNION ALL
-      SELECT int4send(-g), 2, g::bigint << 24, CASE WHEN g % 2 = 0 THEN 0 ELSE 1 + g % 3000 END,
-        CASE WHEN g % 2 = 0 THEN ${fee} ELSE ${fee} + 1 + g % 3000 END
-      FROM generate_series(1, ${transactions}) g) keys (address_suffix, direction, position, value, fee)
+      SELECT * FROM (
+        SELECT CASE WHEN t.from_address = '\\x${busy.slice(2)}' THEN '\\x${addressSuffix(busy).slice(2)}'::bytea
+          ELSE t.from_address END, 1, t.block_number << 24, t.value, t.gas_used * t.gas_price
+        FROM transactions t
+        UNION ALL
+        SELECT t.to_address, 2, t.block_number << 24, t.value, t.gas_used * t.gas_price FROM transactions t
+      ) keys (address_suffix, direction, position, value, fee)
       ORDER BY md5(position::text);
       ANALYZE;
     `);
