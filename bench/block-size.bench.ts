@@ -29,6 +29,11 @@ const blocksPerSize = 60;
 const pageSize = 50;
 const logsPerTransaction = 2;
 const token = "0x7e57000000000000000000000000000000000001";
+// Each transaction's two logs: an ERC-20 Transfer, then a pair's Sync; a page asks for both events.
+const logTopics = [
+  "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
+  "0x1c411e9a96e071241c2f21f7726b17ae89e3cab4c78be50e062b03a9fffbbad1",
+];
 const database = "sextant_bench_block_size";
 
 const scratch = await createScratchDatabase(serverUrl, database);
@@ -45,8 +50,7 @@ try {
     const first = firstBlocks[i] as number;
     await db.exec(`INSERT INTO logs (block_number, log_index, transaction_index, address, topic0, topic1, topic2, data)
       SELECT b, t * ${logsPerTransaction} + k, t, ${tokenBytes},
-        CASE k WHEN 0 THEN '\\xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'::bytea
-          ELSE '\\x1c411e9a96e071241c2f21f7726b17ae89e3cab4c78be50e062b03a9fffbbad1'::bytea END,
+        CASE k WHEN 0 THEN '\\x${logTopics[0]?.slice(2)}'::bytea ELSE '\\x${logTopics[1]?.slice(2)}'::bytea END,
         ${tokenBytes}, ${tokenBytes}, '\\x01'::bytea
       FROM generate_series(${first}, ${first + blocksPerSize - 1}) b, generate_series(0, ${size - 1}) t,
         generate_series(0, ${logsPerTransaction - 1}) k`);
@@ -98,7 +102,7 @@ try {
       ...(await byKeys("token_transfers", transferKeys)),
     ];
     const sextant = async () => [
-      ...(await listTransactionLogs(db, { transactions: page })),
+      ...(await listTransactionLogs(db, { transactions: page, events: [{ topic0s: logTopics }] })),
       ...(await listTokenTransfers(db, {
         transactions: page,
         perTransaction: 11,

@@ -1,3 +1,4 @@
+import { toEventSelector } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addressSuffix } from "../src/db/address-transaction-keys.ts";
 import {
@@ -13,6 +14,7 @@ import { findAddresses } from "../src/db/queries/addresses.ts";
 import { listAddressTokens, listNftCollections } from "../src/db/queries/token-balances.ts";
 import { listTokenTransfers } from "../src/db/queries/token-transfers.ts";
 import { listTransactionLogs } from "../src/db/queries/transaction-logs.ts";
+import { findUniswapV3Pools } from "../src/db/queries/uniswap-v3-pools.ts";
 import { listWithdrawals } from "../src/db/queries/withdrawals.ts";
 import { readUnfetchedInstances } from "../src/db/token-instances.ts";
 import { required } from "../src/required.ts";
@@ -56,7 +58,9 @@ function recording(db: Queryable, into: Statement[]): Queryable {
 function literal(value: unknown): string {
   if (Buffer.isBuffer(value)) return `'\\x${value.toString("hex")}'::bytea`;
   if (typeof value === "number") return String(value);
-  if (Array.isArray(value)) return `'{${value.join(",")}}'`;
+  // Each element quoted, its backslashes escaped: a bytea's `\x…` text is read as written.
+  if (Array.isArray(value))
+    return `'{${value.map((element) => `"${String(element).replaceAll("\\", "\\\\")}"`).join(",")}}'`;
   return `'${String(value).replaceAll("'", "''")}'`;
 }
 
@@ -498,7 +502,7 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
     const statements: Statement[] = [];
     const rows = await listTransactionLogs(recording(db, statements), {
       transactions: ofBlocks([...numbers]),
-      topic0s: [topic],
+      events: [{ topic0s: [topic] }],
     });
     expect(rows.map((row) => [row.block_number, row.log_index])).toEqual(
       [...numbers].sort((a, b) => a - b).map((number) => [number, 3]),
@@ -507,6 +511,16 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
     expect(logs?.options).toEqual({ genericPlan: true });
     const read = await rowsReadByPlan(test, required(logs, "SQL"));
     expect(read.map(([relation, rows]) => [relation, rows])).toEqual([["logs", numbers.length]]);
+  });
+
+  it("the logs of a transaction, by topic and emitter: only that emitter's leave the database", async () => {
+    const [transaction] = ofBlocks([blocks]);
+    const emitter = `0x${(((blocks * perBlock + 3) % tokens) + 1).toString(16).padStart(8, "0")}`;
+    const rows = await listTransactionLogs(db, {
+      transactions: [{ ...required(transaction, "a transaction"), first_log_index: 0, log_count: perBlock }],
+      events: [{ topic0s: [topic], emitter }],
+    });
+    expect(rows.map((row) => [row.log_index, row.address])).toEqual([[3, emitter]]);
   });
 
   it.each(cases)("the addresses of %s and of their transfers: each looked up by key", async (_, numbers) => {
@@ -552,6 +566,42 @@ describe.each(databaseKinds)("the plan of a metadata round on %s", (kind) => {
         .filter(([relation]) => relation === "token_instances")
         .reduce((sum, [, rows]) => sum + rows, 0);
       expect(instancesRead).toBeLessThanOrEqual(51);
+    } finally {
+      await test.drop();
+    }
+  });
+});
+
+describe.each(databaseKinds)("the plan of a page's Uniswap v3 pools on %s", (kind) => {
+  it("reads each candidate's creation, however many pools the factory created", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      const factory = `0x${"f1".repeat(20)}`;
+      const impostor = `0x${"f2".repeat(20)}`;
+      const poolCreated = toEventSelector("PoolCreated(address,address,uint24,int24,address)");
+      // The factory's 20,000 pools (0xaa…, one a block) and one "pool" another contract announced the same way.
+      const word = (hex: string) => `decode(lpad(${hex}, 64, '0'), 'hex')`;
+      const createdBy = (emitter: string, from: number, to: number) => `
+        INSERT INTO logs (block_number, log_index, transaction_index, address, topic0, topic1, topic2, topic3, data)
+        SELECT g, 0, 0, '\\x${emitter.slice(2)}', '\\x${poolCreated.slice(2)}', ${word("to_hex(g)")},
+          ${word("to_hex(g + 1000000)")}, ${word("'bb8'")},
+          ${word("'3c'")} || decode(repeat('00', 12) || 'aa' || lpad(to_hex(g), 38, '0'), 'hex')
+        FROM generate_series(${from}, ${to}) g;`;
+      await test.db.exec(`${createdBy(factory, 1, 20_000)}${createdBy(impostor, 20_001, 20_001)} ANALYZE;`);
+      const pool = (n: number) => `0xaa${n.toString(16).padStart(38, "0")}`;
+      const token = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
+      const statements: Statement[] = [];
+      const found = await findUniswapV3Pools(recording(test.db, statements), {
+        factory,
+        pools: [pool(7), pool(20_000), pool(20_001), pool(30_000)],
+      });
+      expect([...found]).toEqual([
+        [pool(7), { token0: token(7), token1: token(1_000_007) }],
+        [pool(20_000), { token0: token(20_000), token1: token(1_020_000) }],
+      ]);
+      // Each candidate's announcements, found by the pool's address: the impostor's is read and left out.
+      const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
+      expect(read).toEqual([["logs", 3, "logs_pool_created"]]);
     } finally {
       await test.drop();
     }

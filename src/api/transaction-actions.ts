@@ -1,4 +1,3 @@
-import { getAbiItem, toEventSelector } from "viem";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/client.ts";
 import { type TransactionLogRange, transactionKey } from "../db/queries/of-transactions.ts";
@@ -8,7 +7,6 @@ import { findUniswapV3Pools } from "../db/queries/uniswap-v3-pools.ts";
 import { aaveV3Actions, aaveV3PoolTopics } from "../decode/actions/aave-v3.ts";
 import type { TransactionAction } from "../decode/actions/transaction-action.ts";
 import { topicAddress, uniswapV3Actions, uniswapV3PoolTopics } from "../decode/actions/uniswap-v3.ts";
-import { uniswapV3FactoryAbi } from "../decode/builtin-abis.ts";
 import { transferTopic } from "../decode/token-transfer.ts";
 
 /** The protocol contracts whose events become actions, lowercase hex; null turns a protocol off. */
@@ -29,8 +27,6 @@ export function actionProtocols(
   };
 }
 
-const poolCreatedTopic = toEventSelector(getAbiItem({ abi: uniswapV3FactoryAbi, name: "PoolCreated" }));
-
 /**
  * The actions of each transaction of a page, keyed `block_number/index`: one query for the protocol
  * events among their logs, one for the pools among the emitters, one for the tokens involved.
@@ -45,18 +41,18 @@ export async function loadTransactionActions(
     uniswapV3PositionManager: positionManager,
     aaveV3Pool: pool,
   } = protocols;
-  const topic0s = [
-    ...(factory ? uniswapV3PoolTopics : []),
+  const events = [
+    ...(factory ? [{ topic0s: uniswapV3PoolTopics }] : []),
     // The position manager's ERC-721 Transfer: its mints are `mint_nft` actions.
-    ...(positionManager ? [transferTopic] : []),
-    ...(pool ? aaveV3PoolTopics : []),
+    ...(positionManager ? [{ topic0s: [transferTopic], emitter: positionManager }] : []),
+    ...(pool ? [{ topic0s: aaveV3PoolTopics, emitter: pool }] : []),
   ];
-  if (topic0s.length === 0 || transactions.length === 0) return new Map();
-  const logs = await listTransactionLogs(db, { transactions, topic0s });
+  if (events.length === 0 || transactions.length === 0) return new Map();
+  const logs = await listTransactionLogs(db, { transactions, events });
   if (logs.length === 0) return new Map();
   const poolLogs = logs.filter((log) => uniswapV3PoolTopics.includes(log.topics[0] as never));
   const pools = factory
-    ? await findUniswapV3Pools(db, { factory, poolCreatedTopic, pools: poolLogs.map((log) => log.address) })
+    ? await findUniswapV3Pools(db, { factory, pools: poolLogs.map((log) => log.address) })
     : new Map();
   const tokenAddresses = [
     ...[...pools.values()].flatMap(({ token0, token1 }) => [token0, token1]),

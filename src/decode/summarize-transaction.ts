@@ -23,6 +23,7 @@ export type {
   TransactionSummary,
 } from "./summaries/summary.ts";
 export { summarizedTransfers } from "./summaries/transfer-summaries.ts";
+export { wrapTopics } from "./summaries/wrap-summaries.ts";
 
 /**
  * The summaries of a successful transaction, by rules over what it did: its protocol actions, ERC-4337

@@ -10,6 +10,7 @@ import {
   type SummaryVariable,
   summarizedTransfers,
   summarizeTransaction,
+  wrapTopics,
 } from "../../decode/summarize-transaction.ts";
 import { defineEndpoint } from "../define-endpoint.ts";
 import { notFound } from "../errors.ts";
@@ -144,8 +145,13 @@ export const transactionSummary = defineEndpoint<{ Params: { transaction_hash_pa
         limit: summarizedTransfers,
         oldestFirst: true,
       }),
-      listInnerEffects(db, key),
-      listTransactionLogs(db, { transactions: [transaction] }),
+      listInnerEffects(db, { ...key, from_address: transaction.from_address }),
+      // Of its logs, a summary tells only the called contract's wraps.
+      listTransactionLogs(db, {
+        transactions: [transaction],
+        events:
+          transaction.to_address === null ? [] : [{ topic0s: wrapTopics, emitter: transaction.to_address }],
+      }),
       loadTransactionActions(db, context.protocols, [transaction]),
       findAddresses(db, [], {
         withAbis: transaction.to_address === null ? [] : [transaction.to_address],

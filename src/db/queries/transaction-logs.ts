@@ -1,5 +1,5 @@
 import type { Queryable } from "../client.ts";
-import { byteaText } from "../table-rows.ts";
+import { byteaParam, byteaText } from "../table-rows.ts";
 import { createParameters, hexColumn } from "./keyset.ts";
 import { rowsOfTransactions, type TransactionLogRange } from "./of-transactions.ts";
 
@@ -13,26 +13,33 @@ export type TransactionLogRow = {
   data: string;
 };
 
+/** Logs with one of these first topics, and from `emitter` when it is given. */
+export type LogEvents = { topic0s: readonly string[]; emitter?: string };
+
 export type ListTransactionLogsParameters = {
   transactions: readonly TransactionLogRange[];
-  /** Only logs whose first topic is one of these; all logs when absent. */
-  topic0s?: string[];
+  /** The events asked for: no other log leaves the database. */
+  events: readonly LogEvents[];
 };
 
 /**
  * The logs of some transactions, in block and log order, with their topics as one array: one range of
  * log indexes per transaction (without them, a rare topic0 made the planner scan every log of the chain).
- * Those ranges are the plan whatever the values, so the statement keeps one plan for any values.
+ * Those ranges are the plan whatever the values, so the statement keeps one plan for any values. Only the
+ * events asked for leave the database: a page's transactions may hold thousands of other logs.
  */
 export async function listTransactionLogs(
   db: Queryable,
-  { transactions, topic0s }: ListTransactionLogsParameters,
+  { transactions, events }: ListTransactionLogsParameters,
 ): Promise<TransactionLogRow[]> {
+  if (events.length === 0) return [];
   const { params, bind } = createParameters();
   const logs = rowsOfTransactions("logs", "l", transactions, bind);
   if (logs === null) return [];
-  const ofTopics =
-    topic0s === undefined ? "" : `WHERE l.topic0 = ANY(${bind(topic0s.map(byteaText))}::text[]::bytea[])`;
+  const matches = events.map(({ topic0s, emitter }) => {
+    const ofTopics = `l.topic0 = ANY(${bind(topic0s.map(byteaText))}::text[]::bytea[])`;
+    return emitter === undefined ? ofTopics : `(${ofTopics} AND l.address = ${bind(byteaParam(emitter))})`;
+  });
   const rows = await db.query<
     Omit<TransactionLogRow, "topics"> & Record<`topic${0 | 1 | 2 | 3}`, string | null>
   >(
@@ -40,7 +47,7 @@ export async function listTransactionLogs(
        ${hexColumn("l.topic0", "topic0")}, ${hexColumn("l.topic1", "topic1")}, ${hexColumn("l.topic2", "topic2")},
        ${hexColumn("l.topic3", "topic3")}, ${hexColumn("l.data", "data")}
      FROM ${logs}
-     ${ofTopics}
+     WHERE ${matches.join(" OR ")}
      ORDER BY l.block_number, l.log_index`,
     params,
     { genericPlan: true },

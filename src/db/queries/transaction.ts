@@ -14,7 +14,7 @@ export async function findTransaction(db: Queryable, hash: string): Promise<Tran
   return row ?? null;
 }
 
-/** An inner call that moved value or created a contract, lowercase hex. */
+/** An inner call that created a contract or sent value to the transaction's sender, lowercase hex. */
 export type InnerEffectRow = {
   from_address: string;
   to_address: string | null;
@@ -23,20 +23,21 @@ export type InnerEffectRow = {
 };
 
 /**
- * The inner calls of a transaction that moved value or created a contract, and did not fail (the
- * top-level call is the transaction itself).
+ * The inner calls of a transaction that a summary tells, and that did not fail (the top-level call is the
+ * transaction itself): the contracts they created and the value they sent back to the transaction's sender.
+ * Value sent elsewhere (a disperse to thousands of addresses) is not read.
  */
 export async function listInnerEffects(
   db: Queryable,
-  transaction: { block_number: number; index: number },
+  transaction: { block_number: number; index: number; from_address: string },
 ): Promise<InnerEffectRow[]> {
   return db.query<InnerEffectRow>(
     `SELECT ${hexColumn("from_address", "from_address")}, ${hexColumn("to_address", "to_address")},
        ${hexColumn("created_contract", "created_contract")}, value
      FROM internal_transactions
      WHERE block_number = $1 AND transaction_index = $2 AND index > 0 AND error IS NULL
-       AND (value > 0 OR created_contract IS NOT NULL)
+       AND ((value > 0 AND to_address = $3) OR created_contract IS NOT NULL)
      ORDER BY index`,
-    [transaction.block_number, transaction.index],
+    [transaction.block_number, transaction.index, byteaParam(transaction.from_address)],
   );
 }

@@ -1,24 +1,32 @@
+import { getAbiItem, toEventSelector } from "viem";
+import { uniswapV3FactoryAbi } from "../../decode/builtin-abis.ts";
 import type { Queryable } from "../client.ts";
 import { byteaParam, byteaText } from "../table-rows.ts";
+
+/**
+ * `PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24, address pool)`,
+ * written into the statement as the index `logs_pool_created` (migration 035) is defined: a parameter
+ * would not let the planner prove that index applies.
+ */
+const poolCreatedTopic = toEventSelector(getAbiItem({ abi: uniswapV3FactoryAbi, name: "PoolCreated" }));
 
 /** The two tokens of a pool, lowercase hex, as its factory announced them. */
 export type UniswapV3Pool = { token0: string; token1: string };
 
 export type FindUniswapV3PoolsParameters = {
   factory: string;
-  /** `PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24, address pool)`. */
-  poolCreatedTopic: string;
   /** Candidate pool addresses, lowercase hex. */
   pools: Iterable<string>;
 };
 
 /**
  * Which of the candidates the factory created, from its `PoolCreated` logs: only those are Uniswap pools,
- * whatever else emits the same events. The pool address is the second word of the log's data.
+ * whatever else emits the same events. The pool address is the second word of the log's data; the logs are
+ * found by it, so the cost is the candidates', not the factory's history.
  */
 export async function findUniswapV3Pools(
   db: Queryable,
-  { factory, poolCreatedTopic, pools }: FindUniswapV3PoolsParameters,
+  { factory, pools }: FindUniswapV3PoolsParameters,
 ): Promise<Map<string, UniswapV3Pool>> {
   const candidates = [...new Set(pools)];
   if (candidates.length === 0) return new Map();
@@ -27,9 +35,9 @@ export async function findUniswapV3Pools(
        '0x' || encode(substring(topic1 FROM 13), 'hex') AS token0,
        '0x' || encode(substring(topic2 FROM 13), 'hex') AS token1
      FROM logs
-     WHERE address = $1 AND topic0 = $2 AND length(data) = 64
-       AND substring(data FROM 45 FOR 20) = ANY($3::text[]::bytea[])`,
-    [byteaParam(factory), byteaParam(poolCreatedTopic), candidates.map(byteaText)],
+     WHERE topic0 = '\\x${poolCreatedTopic.slice(2)}' AND substring(data FROM 45 FOR 20) = ANY($2::text[]::bytea[])
+       AND address = $1 AND length(data) = 64`,
+    [byteaParam(factory), candidates.map(byteaText)],
   );
   return new Map(rows.map(({ pool, token0, token1 }) => [pool, { token0, token1 }]));
 }

@@ -37,13 +37,14 @@ export type SummarizeTransactionParameters = {
   /** The called function's name as decoded, else its selector; null without input. */
   method: string | null;
   tokenTransfers: SummaryTokenTransfer[];
-  /** The transaction's inner calls that moved value or created a contract, lowercase hex. */
+  /** The transaction's inner calls that created a contract or sent value back to its sender, lowercase hex. */
   innerEffects: {
     from_address: string;
     to_address: string | null;
     created_contract: string | null;
     value: string;
   }[];
+  /** The transaction's logs; only WETH-style `Deposit` and `Withdrawal` events are read (`wrapTopics`). */
   logs: { address: string; topics: string[]; data: string }[];
   actions: TransactionAction[];
   userOperations: { hash: string; sender: string; success: boolean; entry_point: string }[];

@@ -14,6 +14,9 @@ import {
 const wethDeposit = toEventSelector(getAbiItem({ abi: weth9Abi, name: "Deposit" }));
 const wethWithdrawal = toEventSelector(getAbiItem({ abi: weth9Abi, name: "Withdrawal" }));
 
+/** The first topics of the events a wrap is told from: the only logs a summary needs. */
+export const wrapTopics = [wethDeposit, wethWithdrawal];
+
 /** The called contract reported a WETH-style deposit or withdrawal. */
 export function isWrap({ transaction, logs }: SummarizeTransactionParameters): boolean {
   return logs.some((log) => log.address === transaction.to_address && isWrapTopic(log.topics[0]));
@@ -59,5 +62,5 @@ export function wrapSummaries(parameters: SummarizeTransactionParameters): Trans
 }
 
 function isWrapTopic(topic: string | undefined): boolean {
-  return topic === wethDeposit || topic === wethWithdrawal;
+  return wrapTopics.includes(topic as never);
 }
