@@ -13,7 +13,7 @@ import { listAddressTransactions } from "../src/db/queries/address-transactions.
 import { findAddresses } from "../src/db/queries/addresses.ts";
 import { listAddressTokens, listNftCollections } from "../src/db/queries/token-balances.ts";
 import { listTokenTransfers } from "../src/db/queries/token-transfers.ts";
-import { listTransactionLogs } from "../src/db/queries/transaction-logs.ts";
+import { listTransactionLogs, matchesEvents } from "../src/db/queries/transaction-logs.ts";
 import { findUniswapV3Pools } from "../src/db/queries/uniswap-v3-pools.ts";
 import { listWithdrawals } from "../src/db/queries/withdrawals.ts";
 import { readUnfetchedInstances } from "../src/db/token-instances.ts";
@@ -515,12 +515,17 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
 
   it("the logs of a transaction, by topic and emitter: only that emitter's leave the database", async () => {
     const [transaction] = ofBlocks([blocks]);
+    const transactions = [
+      { ...required(transaction, "a transaction"), first_log_index: 0, log_count: perBlock },
+    ];
     const emitter = `0x${(((blocks * perBlock + 3) % tokens) + 1).toString(16).padStart(8, "0")}`;
-    const rows = await listTransactionLogs(db, {
-      transactions: [{ ...required(transaction, "a transaction"), first_log_index: 0, log_count: perBlock }],
-      events: [{ topic0s: [topic], emitter }],
-    });
+    const events = [{ topic0s: [topic], emitter }];
+    const rows = await listTransactionLogs(db, { transactions, events });
     expect(rows.map((row) => [row.log_index, row.address])).toEqual([[3, emitter]]);
+    // A caller that asked for more events in the same statement splits them as the statement filters.
+    const everyEmitter = await listTransactionLogs(db, { transactions, events: [{ topic0s: [topic] }] });
+    expect(everyEmitter).toHaveLength(perBlock);
+    expect(everyEmitter.filter((log) => matchesEvents(log, events))).toEqual(rows);
   });
 
   it.each(cases)("the addresses of %s and of their transfers: each looked up by key", async (_, numbers) => {

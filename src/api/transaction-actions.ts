@@ -2,7 +2,12 @@ import type { Config } from "../config.ts";
 import type { Queryable } from "../db/client.ts";
 import { type TransactionLogRange, transactionKey } from "../db/queries/of-transactions.ts";
 import { findTokens } from "../db/queries/token-balances.ts";
-import { listTransactionLogs, type TransactionLogRow } from "../db/queries/transaction-logs.ts";
+import {
+  type LogEvents,
+  listTransactionLogs,
+  matchesEvents,
+  type TransactionLogRow,
+} from "../db/queries/transaction-logs.ts";
 import { findUniswapV3Pools } from "../db/queries/uniswap-v3-pools.ts";
 import { aaveV3Actions, aaveV3PoolTopics } from "../decode/actions/aave-v3.ts";
 import type { TransactionAction } from "../decode/actions/transaction-action.ts";
@@ -27,28 +32,51 @@ export function actionProtocols(
   };
 }
 
+/** The events actions are told from, for the protocols configured: the logs to ask for. */
+export function actionEvents({
+  uniswapV3Factory: factory,
+  uniswapV3PositionManager: positionManager,
+  aaveV3Pool: pool,
+}: ActionProtocols): LogEvents[] {
+  return [
+    ...(factory ? [{ topic0s: uniswapV3PoolTopics }] : []),
+    // The position manager's ERC-721 Transfer: its mints are `mint_nft` actions.
+    ...(positionManager ? [{ topic0s: [transferTopic], emitter: positionManager }] : []),
+    ...(pool ? [{ topic0s: aaveV3PoolTopics, emitter: pool }] : []),
+  ];
+}
+
 /**
  * The actions of each transaction of a page, keyed `block_number/index`: one query for the protocol
- * events among their logs, one for the pools among the emitters, one for the tokens involved.
+ * events among their logs, then {@link actionsOfLogs}.
  */
 export async function loadTransactionActions(
   db: Queryable,
   protocols: ActionProtocols,
   transactions: readonly TransactionLogRange[],
 ): Promise<Map<string, TransactionAction[]>> {
+  const events = actionEvents(protocols);
+  if (events.length === 0 || transactions.length === 0) return new Map();
+  return actionsOfLogs(db, protocols, await listTransactionLogs(db, { transactions, events }));
+}
+
+/**
+ * The actions told by some transactions' logs, keyed `block_number/index`: one query for the pools among
+ * the emitters, one for the tokens involved. Logs of events other than {@link actionEvents} are passed over,
+ * so a caller may ask for more events in the same statement.
+ */
+export async function actionsOfLogs(
+  db: Queryable,
+  protocols: ActionProtocols,
+  transactionLogs: readonly TransactionLogRow[],
+): Promise<Map<string, TransactionAction[]>> {
   const {
     uniswapV3Factory: factory,
     uniswapV3PositionManager: positionManager,
     aaveV3Pool: pool,
   } = protocols;
-  const events = [
-    ...(factory ? [{ topic0s: uniswapV3PoolTopics }] : []),
-    // The position manager's ERC-721 Transfer: its mints are `mint_nft` actions.
-    ...(positionManager ? [{ topic0s: [transferTopic], emitter: positionManager }] : []),
-    ...(pool ? [{ topic0s: aaveV3PoolTopics, emitter: pool }] : []),
-  ];
-  if (events.length === 0 || transactions.length === 0) return new Map();
-  const logs = await listTransactionLogs(db, { transactions, events });
+  const events = actionEvents(protocols);
+  const logs = transactionLogs.filter((log) => matchesEvents(log, events));
   if (logs.length === 0) return new Map();
   const poolLogs = logs.filter((log) => uniswapV3PoolTopics.includes(log.topics[0] as never));
   const pools = factory
@@ -65,10 +93,10 @@ export async function loadTransactionActions(
     byTransaction.set(key, [...(byTransaction.get(key) ?? []), log]);
   }
   const actions = new Map<string, TransactionAction[]>();
-  for (const [key, transactionLogs] of byTransaction) {
+  for (const [key, logsOfTransaction] of byTransaction) {
     const found = [
-      ...uniswapV3Actions({ logs: transactionLogs, positionManager, pools, tokens }),
-      ...(pool ? aaveV3Actions({ logs: transactionLogs, pool, tokens }) : []),
+      ...uniswapV3Actions({ logs: logsOfTransaction, positionManager, pools, tokens }),
+      ...(pool ? aaveV3Actions({ logs: logsOfTransaction, pool, tokens }) : []),
     ].sort((a, b) => a.log_index - b.log_index);
     if (found.length > 0) actions.set(key, found);
   }

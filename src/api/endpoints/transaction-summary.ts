@@ -17,7 +17,7 @@ import { notFound } from "../errors.ts";
 import { apiKeys, documented, hashPattern, lowerHex } from "../params.ts";
 import { demo, type JsonSchema, object, orNull, ref, refTo, string } from "../schemas/common.ts";
 import { commonErrorResponses, invalidParametersResponse, notFoundResponse } from "../schemas/errors.ts";
-import { loadTransactionActions } from "../transaction-actions.ts";
+import { actionEvents, actionsOfLogs } from "../transaction-actions.ts";
 import { renderAddress } from "../views/address.ts";
 import { renderToken } from "../views/token.ts";
 
@@ -137,7 +137,18 @@ export const transactionSummary = defineEndpoint<{ Params: { transaction_hash_pa
     const remote = await context.askInterpreter?.(hash);
     if (remote) return remote;
     const key = { block_number: transaction.block_number, index: transaction.index };
-    const [transfers, innerEffects, logs, actions, known, userOperations] = await Promise.all([
+    // One scan of the transaction's logs: the protocols' events for its actions, and the called contract's
+    // wraps, the only logs a summary tells of itself.
+    const asked = listTransactionLogs(db, {
+      transactions: [transaction],
+      events: [
+        ...actionEvents(context.protocols),
+        ...(transaction.to_address === null
+          ? []
+          : [{ topic0s: wrapTopics, emitter: transaction.to_address }]),
+      ],
+    });
+    const [transfers, innerEffects, actions, known, userOperations] = await Promise.all([
       listTokenTransfers(db, {
         transactions: [transaction],
         types: [],
@@ -146,13 +157,7 @@ export const transactionSummary = defineEndpoint<{ Params: { transaction_hash_pa
         oldestFirst: true,
       }),
       listInnerEffects(db, { ...key, from_address: transaction.from_address }),
-      // Of its logs, a summary tells only the called contract's wraps.
-      listTransactionLogs(db, {
-        transactions: [transaction],
-        events:
-          transaction.to_address === null ? [] : [{ topic0s: wrapTopics, emitter: transaction.to_address }],
-      }),
-      loadTransactionActions(db, context.protocols, [transaction]),
+      asked.then((logs) => actionsOfLogs(db, context.protocols, logs)),
       findAddresses(db, [], {
         withAbis: transaction.to_address === null ? [] : [transaction.to_address],
       }),
@@ -185,7 +190,7 @@ export const transactionSummary = defineEndpoint<{ Params: { transaction_hash_pa
       method,
       tokenTransfers: transfers,
       innerEffects,
-      logs,
+      logs: await asked,
       actions: transactionActions,
       userOperations,
       tokens: tokenRows,

@@ -16,6 +16,17 @@ export type TransactionLogRow = {
 /** Logs with one of these first topics, and from `emitter` when it is given. */
 export type LogEvents = { topic0s: readonly string[]; emitter?: string };
 
+/** The log is of one of the events: the statement's filter, for a caller splitting what it was sent. */
+export function matchesEvents(
+  log: Pick<TransactionLogRow, "address" | "topics">,
+  events: readonly LogEvents[],
+): boolean {
+  return events.some(
+    ({ topic0s, emitter }) =>
+      topic0s.includes(log.topics[0] as string) && (emitter === undefined || emitter === log.address),
+  );
+}
+
 export type ListTransactionLogsParameters = {
   transactions: readonly TransactionLogRange[];
   /** The events asked for: no other log leaves the database. */
