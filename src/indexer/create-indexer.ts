@@ -4,6 +4,7 @@ import { ensureChainIdentity } from "../db/chain-identity.ts";
 import { readCheckpoint } from "../db/checkpoints.ts";
 import type { Database } from "../db/client.ts";
 import { compactIndexesIfWorthIt, dropAbandonedRebuilds } from "../db/compact-indexes.ts";
+import { readSharedBuffers, smallSharedBuffersBytes } from "../db/server-settings.ts";
 import { createRangeRows } from "../db/tables.ts";
 import { recordHeartbeat, recordPastRpcIndexed } from "../db/user-operations-status.ts";
 import { ChainDivergedError, readBlockHashes, rollBackTo, writeRange } from "../db/write-range.ts";
@@ -60,6 +61,12 @@ export type CreateIndexerParameters = {
    * WHITELISTED_WETH_CONTRACTS with WETH_TOKEN_TRANSFERS_FILTERING_ENABLED); every contract's when absent.
    */
   wrappingContracts?: readonly Address[];
+  /**
+   * Blocks behind the node's head from which a sync is long enough for PostgreSQL's memory to matter, and a
+   * small `shared_buffers` is warned of. Default 100,000: on a busy chain, millions of transactions (about a
+   * fortnight of Ethereum's).
+   */
+  largeSyncBlocks?: bigint;
 };
 
 /**
@@ -93,7 +100,10 @@ export type IndexerStatus = {
 };
 
 export type Indexer = {
-  /** Checks the node serves the chain the database holds (recording it on first use). */
+  /**
+   * Checks the node serves the chain the database holds (recording it on first use), and warns of a small
+   * PostgreSQL `shared_buffers` before a long sync.
+   */
   prepare(signal?: AbortSignal): Promise<void>;
   /** Indexes from the checkpoint up to `target` (default: the node's head now), then returns it. */
   catchUp(target?: bigint, signal?: AbortSignal): Promise<bigint | null>;
@@ -122,6 +132,7 @@ export function createIndexer({
   liveTtlMs = Math.max(30_000, 3 * pollIntervalMs),
   compactIndexesAfter = defaultCompactIndexesAfter,
   wrappingContracts: wrappingContractList,
+  largeSyncBlocks = 100_000n,
 }: CreateIndexerParameters): Indexer {
   const wrappingContracts =
     wrappingContractList && new Set(wrappingContractList.map((address) => address.toLowerCase()));
@@ -173,6 +184,7 @@ export function createIndexer({
       logger,
       signal,
     });
+    await adviseOnSharedBuffers(probeBlock);
     state.tracer = await retryForever(
       () => chooseTracer(client, { configured: configuredTracer, probeBlock }),
       {
@@ -188,6 +200,18 @@ export function createIndexer({
     } else {
       logger.info({ tracer: state.tracer }, "internal transactions from traces");
     }
+  }
+
+  /** Before a long sync, says so when PostgreSQL's `shared_buffers` would halve its write rate. */
+  async function adviseOnSharedBuffers(head: bigint) {
+    const behind = head - (state.indexedBlock ?? -1n);
+    if (behind < largeSyncBlocks) return;
+    const sharedBuffers = await readSharedBuffers(db);
+    if (sharedBuffers === null || sharedBuffers >= smallSharedBuffersBytes) return;
+    logger.warn(
+      { sharedBuffersMiB: sharedBuffers / 1024 ** 2, blocksBehind: Number(behind) },
+      "PostgreSQL's shared_buffers is small for this sync: past a few million transactions it writes at half the rate; see the README's PostgreSQL settings",
+    );
   }
 
   /**
