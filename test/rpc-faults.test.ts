@@ -1,25 +1,13 @@
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { runScenario } from "../src/demo/scenario.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
 import { sleep } from "../src/sleep.ts";
+import { capturingLogger } from "./support/capturing-logger.ts";
 import { type DatabaseKind, databaseKinds, fingerprint } from "./support/databases.ts";
 import { faultKinds, startFaultProxy } from "./support/fault-proxy.ts";
 import { type FollowedNode, followNode, indexNode } from "./support/index-node.ts";
 import { until } from "./support/until.ts";
-
-type LogLine = { level: number; msg: string; what?: string; error?: string };
-
-/** A pino logger that keeps every line, to check what the indexer said about the faults. */
-function capturingLogger() {
-  const lines: LogLine[] = [];
-  const logger = pino(
-    { level: "info", base: undefined },
-    { write: (line: string) => lines.push(JSON.parse(line)) },
-  );
-  return { logger, lines };
-}
 
 describe.each(databaseKinds)("indexing through a faulty node on %s", (kind: DatabaseKind) => {
   let anvil: Anvil;
@@ -39,7 +27,7 @@ describe.each(databaseKinds)("indexing through a faulty node on %s", (kind: Data
     await clean.test.drop();
 
     const proxy = await startFaultProxy({ target: anvil.rpcUrl, faults: faultKinds, rate: 0.15, seed: 42 });
-    const { logger, lines } = capturingLogger();
+    const { logger, lines } = capturingLogger<{ what?: string; error?: string }>();
     let faulty: FollowedNode | undefined;
     try {
       faulty = await followNode(

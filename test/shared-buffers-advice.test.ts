@@ -1,12 +1,10 @@
-import pino from "pino";
 import { toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
+import { capturingLogger } from "./support/capturing-logger.ts";
 import { databaseKinds } from "./support/databases.ts";
 import { indexNode } from "./support/index-node.ts";
-
-type LogLine = { level: number; msg: string; sharedBuffersMiB?: number; blocksBehind?: number };
 
 describe.each(databaseKinds)("PostgreSQL's memory before a long sync, on %s", (kind) => {
   let anvil: Anvil;
@@ -19,11 +17,7 @@ describe.each(databaseKinds)("PostgreSQL's memory before a long sync, on %s", (k
 
   /** The warnings an indexer of the node logs while it prepares, with `largeSyncBlocks` as given. */
   async function warningsPreparing(largeSyncBlocks: bigint) {
-    const lines: LogLine[] = [];
-    const logger = pino(
-      { level: "warn", base: undefined },
-      { write: (line) => lines.push(JSON.parse(line)) },
-    );
+    const { logger, lines } = capturingLogger();
     const { test } = await indexNode(kind, anvil.rpcUrl, { head: 0n, logger, largeSyncBlocks });
     try {
       const [setting] =
