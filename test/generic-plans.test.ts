@@ -528,6 +528,48 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
     expect(everyEmitter.filter((log) => matchesEvents(log, events))).toEqual(rows);
   });
 
+  // A transaction of many transfers (here each of these blocks is one transaction of 35) shows a few: its
+  // preview in a page of transactions, the first of them in its summary. Read whole, a page of airdrops
+  // read 50,000 transfers for 550 rows.
+  const wholeBlocks = (numbers: number[]) =>
+    ofBlocks(numbers).map((transaction) => ({ ...transaction, first_log_index: 0, log_count: perBlock }));
+  it.each([
+    ["a page's previews", newest, { perTransaction: 11, limit: 550 }, 11],
+    ["a summary", [blocks], { oldestFirst: true, limit: 10 }, 10],
+  ] as const)(
+    "the transfers of transactions of many, for %s: only the first each can show",
+    async (_, numbers, page, shown) => {
+      const statements: Statement[] = [];
+      const rows = await listTokenTransfers(recording(db, statements), {
+        transactions: wholeBlocks([...numbers]),
+        types: [],
+        cursor: {},
+        ...page,
+      });
+      expect(
+        rows
+          .map((row) => [row.block_number, row.log_index])
+          .sort(([a, i], [b, j]) => Number(b) - Number(a) || Number(i) - Number(j)),
+      ).toEqual(numbers.flatMap((number) => Array.from({ length: shown }, (_, i) => [number, i])));
+      const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
+      const transfersRead = read.filter(([relation]) => relation === "token_transfers");
+      expect(transfersRead.map(([, rows]) => rows)).toEqual([numbers.length * shown]);
+    },
+  );
+
+  it("the parties of transactions of many transfers: those of the first each previews", async () => {
+    const statements: Statement[] = [];
+    const found = await findAddresses(recording(db, statements), [], {
+      transfersOf: { transactions: wholeBlocks(newest), perTransaction: 11 },
+    });
+    // A block's transfers run between consecutive addresses: its first 11 name 12 of them.
+    expect(found.size).toBe(newest.length * 12);
+    const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
+    expect(read.filter(([relation]) => relation === "token_transfers").map(([, rows]) => rows)).toEqual([
+      newest.length * 11,
+    ]);
+  });
+
   it.each(cases)("the addresses of %s and of their transfers: each looked up by key", async (_, numbers) => {
     const statements: Statement[] = [];
     const listed = Array.from({ length: 100 }, (_, i) => `0x${(tokens - i).toString(16).padStart(8, "0")}`);

@@ -14,15 +14,16 @@ export function transactionKey(blockNumber: number, index: number): string {
 /**
  * The rows of `table` (keyed by block number and log index, as logs and token transfers are) that
  * belong to `transactions`, as a FROM item named `alias`: one range of the primary key per transaction,
- * binding its parameters with `bind`. Null when none of them has a log: there is nothing to read. Matched
- * by block, a page read every row of its transactions' blocks, a cost that grew with the size of the
- * blocks rather than with the page.
+ * binding its parameters with `bind`; with `firstRows`, only the first that many of each range. Null when
+ * none of them has a log: there is nothing to read. Matched by block, a page read every row of its
+ * transactions' blocks, a cost that grew with the size of the blocks rather than with the page.
  */
 export function rowsOfTransactions(
   table: string,
   alias: string,
   transactions: readonly TransactionLogRange[],
   bind: (value: unknown) => string,
+  firstRows?: number,
 ): string | null {
   const ranges = transactions.flatMap(({ block_number, first_log_index, log_count }) =>
     first_log_index === null || log_count === 0 ? [] : [{ block_number, first_log_index, log_count }],
@@ -31,6 +32,10 @@ export function rowsOfTransactions(
   const blocks = bind(ranges.map((range) => range.block_number));
   const firsts = bind(ranges.map((range) => range.first_log_index));
   const ends = bind(ranges.map((range) => range.first_log_index + range.log_count));
+  const rangeLimit =
+    firstRows === undefined
+      ? "LIMIT r.end_log_index - r.first_log_index"
+      : `ORDER BY ${alias}.log_index LIMIT least(r.end_log_index - r.first_log_index, ${bind(firstRows)}::int)`;
   // Each range is read on its own, for its transaction (a LATERAL subquery that its limit, the range's
   // length, keeps from being merged into a join). Joined to the ranges, the table can be merged with them in
   // key order: a plan kept for any values, which cannot see how few ranges there are, walked every transfer
@@ -38,5 +43,5 @@ export function rowsOfTransactions(
   return `(SELECT ${alias}.* FROM unnest(${blocks}::int8[], ${firsts}::int4[], ${ends}::int4[]) AS r(block_number, first_log_index, end_log_index)
      CROSS JOIN LATERAL (SELECT * FROM ${table} ${alias} WHERE ${alias}.block_number = r.block_number
        AND ${alias}.log_index >= r.first_log_index AND ${alias}.log_index < r.end_log_index
-       LIMIT r.end_log_index - r.first_log_index) ${alias}) ${alias}`;
+       ${rangeLimit}) ${alias}) ${alias}`;
 }

@@ -70,7 +70,7 @@ export function transferPartiesOf(
   perTransaction: number,
   bind: (value: unknown) => string,
 ): string | null {
-  const transfers = rowsOfTransactions("token_transfers", "t", transactions, bind);
+  const transfers = rowsOfTransactions("token_transfers", "t", transactions, bind, perTransaction);
   if (transfers === null) return null;
   return `SELECT unnest(ARRAY[t.from_address, t.to_address]) FROM (SELECT t.from_address, t.to_address,
        row_number() OVER (PARTITION BY t.block_number, t.transaction_index ORDER BY t.log_index) AS nth
@@ -198,11 +198,15 @@ export async function listTokenTransfers(
       .join(" UNION ALL ")}) ${alias} ${pageOrder(alias)}) ${alias}`;
   let transfers: string;
   if (transactions !== undefined) {
+    // Each stored transfer gives at least one row, so a transaction's first `perTransaction` transfers (or,
+    // in the order they happened, the page's `limit`) hold every row it can show: a transaction of 1,000
+    // transfers is not read whole for a preview of 11 rows.
     const ofTransactions = rowsOfTransactions(
       `(SELECT *, cardinality(token_ids) AS batch_size FROM ${typed("token_transfers")} b)`,
       "t",
       transactions,
       bind,
+      cursor.block_number != null ? undefined : (perTransaction ?? (oldestFirst ? limit : undefined)),
     );
     if (ofTransactions === null) return [];
     transfers = ofTransactions;
