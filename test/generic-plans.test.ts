@@ -31,6 +31,9 @@ const rare = "0x00000000000000000000000000000000000000a1";
 const topic = `0x${"ab".repeat(32)}`;
 const blocks = 100_000;
 const tokens = 100_000;
+// The busy address's transfers of one ERC-20, in old blocks, beside as many of an ERC-721 between others.
+const tradedTransfers = 20_000;
+const traded = `0x${(tokens + 1).toString(16).padStart(8, "0")}`;
 
 type Statement = { text: string; params: unknown[]; options?: QueryOptions };
 type PlanNode = {
@@ -129,6 +132,16 @@ describe.each(databaseKinds)("plans of pages on %s", (kind) => {
         from_address, to_address, token_type, token_ids, amounts, token_contract_type)
       SELECT g, 1, 0, int4send(g % ${tokens} + 1), '\\x01', '\\x02', 'ERC-20', '{}', '{1}', 'ERC-20'
       FROM generate_series(1, ${blocks}) g;
+      INSERT INTO tokens (address, type, first_seen_block, read_at_block, holders_count)
+      VALUES (int4send(${tokens + 1}), 'ERC-20', 1, 1, 0), (int4send(${tokens + 2}), 'ERC-721', 1, 1, 0);
+      INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address,
+        from_address, to_address, token_type, token_ids, amounts, token_contract_type)
+      SELECT g, 2, 0, int4send(${tokens + 1}), '\\x${busy.slice(2)}', '\\x02', 'ERC-20', '{}', '{1}', 'ERC-20'
+      FROM generate_series(1, ${tradedTransfers}) g;
+      INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address,
+        from_address, to_address, token_type, token_ids, amounts, token_contract_type)
+      SELECT g, 3, 0, int4send(${tokens + 2}), '\\x01', '\\x02', 'ERC-721', '{1}', '{1}', 'ERC-721'
+      FROM generate_series(1, ${tradedTransfers}) g;
       INSERT INTO withdrawals (index, block_number, validator_index, address, amount)
       SELECT g, g, g, CASE WHEN g = 1 THEN '\\x${rare.slice(2)}'::bytea ELSE '\\x${busy.slice(2)}'::bytea END, 1
       FROM generate_series(1, ${blocks}) g;
@@ -171,6 +184,35 @@ describe.each(databaseKinds)("plans of pages on %s", (kind) => {
     );
     expect(read.filter(([, rows]) => rows > 52)).toEqual([]);
   });
+
+  // Every transfer of a token carries its type, so a type the token is not is no transfer of it: read a
+  // range per type asked, the page read each of the address's transfers of the token for the wrong one.
+  it.each([
+    ["its own type", ["ERC-20"], 51],
+    ["its own and another", ["ERC-721", "ERC-20"], 51],
+    ["another type", ["ERC-721"], 0],
+  ] as const)(
+    "an address's transfers of one token, asked by %s: only the token's rows for its type",
+    async (_, types, shown) => {
+      const statements: Statement[] = [];
+      const rows = await listTokenTransfers(recording(db, statements), {
+        address: busy,
+        token: traded,
+        types: [...types],
+        cursor: {},
+        limit: 51,
+      });
+      expect(rows.map((row) => row.block_number)).toEqual(
+        Array.from({ length: shown }, (_, i) => tradedTransfers - i),
+      );
+      const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
+      const transfersRead = read
+        .filter(([relation]) => relation === "token_transfers")
+        .map(([, rows]) => rows);
+      // The sender's range up to the page and one more; the recipient's is empty.
+      expect(Math.max(0, ...transfersRead)).toBeLessThanOrEqual(shown === 0 ? 0 : 52);
+    },
+  );
 
   it.each([
     ["the rare address", { address: rare }, [1]],

@@ -163,7 +163,8 @@ export async function listTokenTransfers(
   const transferWhere: string[] = [];
   const addressParam = address === undefined ? "" : bind(byteaParam(address));
   if (address !== undefined && !byToken) addressWhere.push(`a.address = ${addressParam}`);
-  if (token !== undefined) transferWhere.push(`t.token_address = ${bind(byteaParam(token))}`);
+  const tokenParam = token === undefined ? "" : bind(byteaParam(token));
+  if (token !== undefined) transferWhere.push(`t.token_address = ${tokenParam}`);
   // The first position of a transfer's ids the page can show: past the cursor in its own batch.
   let firstPosition = "1";
   if (cursor.block_number != null) {
@@ -233,11 +234,21 @@ export async function listTokenTransfers(
         ...(filter === "to" ? [] : [`t.from_address <> ${addressParam}`]),
       ],
     ].filter((side) => side !== false);
+    // Every transfer of a token carries the token's type (restamped when it changes), so the types asked
+    // for are the token's own or none of its transfers': one check of the token's row, before any range is
+    // read. A range per type read every transfer between the address and the token for the types it is not.
+    const typesOfToken =
+      typeParams.length === 0
+        ? []
+        : [
+            `t.token_contract_type IN (${typeParams.join(", ")})`,
+            `EXISTS (SELECT 1 FROM tokens k WHERE k.address = ${tokenParam} AND k.type IN (${typeParams.join(", ")}))`,
+          ];
     transfers = firstOfRanges(
       "t.*",
       "token_transfers t",
       "t",
-      sides.flatMap((side) => typeRanges("t").map((range) => [...side, ...transferWhere, ...range])),
+      sides.map((side) => [...side, ...transferWhere, ...typesOfToken]),
     );
   } else {
     // The keys from the address's index alone: joined there, the planner may walk every transfer of the
