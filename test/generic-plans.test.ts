@@ -521,21 +521,29 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
   // or from the newest (a page) until the transactions' blocks were reached: 105,000 rows for the newest
   // transaction's summary, in the plan kept for any values. Joined to the tokens, a page's transfers hashed
   // all 100,000 of them, in the plan made for its values.
-  it.each(cases)("the transfers of %s: a range of their key per transaction", async (_, numbers, page) => {
+  /** The transfers of `transactions` for a page of them or a summary, and the statement that read them. */
+  const transfersOf = async (
+    transactions: ReturnType<typeof ofBlocks>,
+    page: { perTransaction?: number; limit: number; oldestFirst?: boolean },
+  ) => {
     const statements: Statement[] = [];
     const rows = await listTokenTransfers(recording(db, statements), {
-      transactions: ofBlocks([...numbers]),
+      transactions,
       types: [],
       cursor: {},
       ...page,
     });
+    return { rows, statement: required(statements[0], "SQL") };
+  };
+
+  it.each(cases)("the transfers of %s: a range of their key per transaction", async (_, numbers, page) => {
+    const { rows, statement } = await transfersOf(ofBlocks([...numbers]), page);
     expect(
       rows.map((row) => [row.block_number, row.log_index]).sort(([a], [b]) => Number(b) - Number(a)),
     ).toEqual(numbers.map((number) => [number, 3]));
-    const [transfers] = statements;
-    expect(transfers?.options).toEqual({ genericPlan: true, orderedScans: true });
+    expect(statement.options).toEqual({ genericPlan: true, orderedScans: true });
     // Each transaction's transfer and its token, looked up once each.
-    const read = await rowsReadByPlan(test, required(transfers, "SQL"));
+    const read = await rowsReadByPlan(test, statement);
     expect(read.map(([relation]) => relation)).toEqual(expect.arrayContaining(["token_transfers", "tokens"]));
     expect(read.filter(([, rows]) => rows > numbers.length)).toEqual([]);
   });
@@ -581,19 +589,13 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
   ] as const)(
     "the transfers of transactions of many, for %s: only the first each can show",
     async (_, numbers, page, shown) => {
-      const statements: Statement[] = [];
-      const rows = await listTokenTransfers(recording(db, statements), {
-        transactions: wholeBlocks([...numbers]),
-        types: [],
-        cursor: {},
-        ...page,
-      });
+      const { rows, statement } = await transfersOf(wholeBlocks([...numbers]), page);
       expect(
         rows
           .map((row) => [row.block_number, row.log_index])
           .sort(([a, i], [b, j]) => Number(b) - Number(a) || Number(i) - Number(j)),
       ).toEqual(numbers.flatMap((number) => Array.from({ length: shown }, (_, i) => [number, i])));
-      const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
+      const read = await rowsReadByPlan(test, statement);
       const transfersRead = read.filter(([relation]) => relation === "token_transfers");
       expect(transfersRead.map(([, rows]) => rows)).toEqual([numbers.length * shown]);
     },
