@@ -1,5 +1,6 @@
 import { toEventSelector } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { actionEvents } from "../src/api/transaction-actions.ts";
 import { addressSuffix } from "../src/db/address-transaction-keys.ts";
 import {
   type Database,
@@ -17,6 +18,8 @@ import { listTransactionLogs, matchesEvents } from "../src/db/queries/transactio
 import { findUniswapV3Pools } from "../src/db/queries/uniswap-v3-pools.ts";
 import { listWithdrawals } from "../src/db/queries/withdrawals.ts";
 import { readUnfetchedInstances } from "../src/db/token-instances.ts";
+import { uniswapV3PoolTopics } from "../src/decode/actions/uniswap-v3.ts";
+import { transferTopic } from "../src/decode/token-transfer.ts";
 import { required } from "../src/required.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { seedBlocks } from "./support/seed-blocks.ts";
@@ -490,12 +493,18 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
       INSERT INTO logs (block_number, log_index, transaction_index, address, topic0, data)
       SELECT block_number, log_index, transaction_index, token_address, '\\x${topic.slice(2)}', '\\x'
       FROM token_transfers;
+      UPDATE logs SET topic0 = '\\x${swapTopic.slice(2)}' WHERE block_number IN (${swapped}) AND log_index = 5;
+      UPDATE logs SET topic0 = '\\x${transferTopic.slice(2)}' WHERE block_number = ${minted} AND log_index = 7;
       ANALYZE;
     `);
   });
   afterAll(() => test.drop());
 
   const newest = Array.from({ length: 50 }, (_, i) => blocks - i);
+  // Among the newest, two pools' swaps and a position's mint: the events of a page's actions.
+  const swapTopic = required(uniswapV3PoolTopics[3], "Swap");
+  const swapped = [blocks - 2, blocks - 1];
+  const minted = blocks - 3;
   const oldest = Array.from({ length: 50 }, (_, i) => 50 - i);
   // Each transaction is the fourth of its block, with one log: its transfer.
   const ofBlocks = (numbers: number[]) =>
@@ -576,6 +585,33 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
     const everyEmitter = await listTransactionLogs(db, { transactions, events: [{ topic0s: [topic] }] });
     expect(everyEmitter).toHaveLength(perBlock);
     expect(everyEmitter.filter((log) => matchesEvents(log, events))).toEqual(rows);
+  });
+
+  it("the events of a page's actions, among transactions of many logs: only those events are read", async () => {
+    const statements: Statement[] = [];
+    const positionManager = `0x${(((minted * perBlock + 7) % tokens) + 1).toString(16).padStart(8, "0")}`;
+    const protocols = {
+      uniswapV3Factory: "0xf1",
+      uniswapV3PositionManager: positionManager,
+      aaveV3Pool: "0xa1",
+    };
+    const rows = await listTransactionLogs(recording(db, statements), {
+      transactions: wholeBlocks(newest),
+      events: actionEvents(protocols),
+    });
+    expect(rows.map((row) => [row.block_number, row.log_index, row.topics[0]])).toEqual([
+      [minted, 7, transferTopic],
+      ...swapped.map((number) => [number, 5, swapTopic]),
+    ]);
+    // The swaps from the index of pools' events, the mint from the position manager's own logs, and the
+    // pool's (none): read whole, the transactions' 1,750 logs. (A scan's rows are its loops' mean, rounded.)
+    const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
+    expect(read.map(([, , index]) => index)).toEqual([
+      "logs_uniswap_v3_pool_events",
+      "logs_address",
+      "logs_address",
+    ]);
+    expect(read.reduce((sum, [, rows]) => sum + rows, 0)).toBeLessThanOrEqual(3);
   });
 
   // A transaction of many transfers (here each of these blocks is one transaction of 35) shows a few: its

@@ -70,7 +70,9 @@ export function transferPartiesOf(
   perTransaction: number,
   bind: (value: unknown) => string,
 ): string | null {
-  const transfers = rowsOfTransactions("token_transfers", "t", transactions, bind, perTransaction);
+  const transfers = rowsOfTransactions("token_transfers", "t", transactions, bind, {
+    firstRows: perTransaction,
+  });
   if (transfers === null) return null;
   return `SELECT unnest(ARRAY[t.from_address, t.to_address]) FROM (SELECT t.from_address, t.to_address,
        row_number() OVER (PARTITION BY t.block_number, t.transaction_index ORDER BY t.log_index) AS nth
@@ -207,7 +209,10 @@ export async function listTokenTransfers(
       "t",
       transactions,
       bind,
-      cursor.block_number != null ? undefined : (perTransaction ?? (oldestFirst ? limit : undefined)),
+      {
+        firstRows:
+          cursor.block_number != null ? undefined : (perTransaction ?? (oldestFirst ? limit : undefined)),
+      },
     );
     if (ofTransactions === null) return [];
     transfers = ofTransactions;
