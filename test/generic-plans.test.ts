@@ -14,11 +14,13 @@ import { listAddressTransactions } from "../src/db/queries/address-transactions.
 import { findAddresses } from "../src/db/queries/addresses.ts";
 import { listAddressTokens, listNftCollections } from "../src/db/queries/token-balances.ts";
 import { listTokenTransfers } from "../src/db/queries/token-transfers.ts";
+import { listInnerEffects } from "../src/db/queries/transaction.ts";
 import { listTransactionLogs, matchesEvents } from "../src/db/queries/transaction-logs.ts";
 import { findUniswapV3Pools } from "../src/db/queries/uniswap-v3-pools.ts";
 import { listWithdrawals } from "../src/db/queries/withdrawals.ts";
 import { readUnfetchedInstances } from "../src/db/token-instances.ts";
 import { uniswapV3PoolTopics } from "../src/decode/actions/uniswap-v3.ts";
+import { wrapTopics } from "../src/decode/summarize-transaction.ts";
 import { transferTopic } from "../src/decode/token-transfer.ts";
 import { required } from "../src/required.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
@@ -495,6 +497,8 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
       FROM token_transfers;
       UPDATE logs SET topic0 = '\\x${swapTopic.slice(2)}' WHERE block_number IN (${swapped}) AND log_index = 5;
       UPDATE logs SET topic0 = '\\x${transferTopic.slice(2)}' WHERE block_number = ${minted} AND log_index = 7;
+      UPDATE logs SET address = '\\x${wrapper.slice(2)}' WHERE block_number = ${wrapped};
+      UPDATE logs SET topic0 = '\\x${depositTopic.slice(2)}' WHERE block_number = ${wrapped} AND log_index = 9;
       ANALYZE;
     `);
   });
@@ -505,6 +509,10 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
   const swapTopic = required(uniswapV3PoolTopics[3], "Swap");
   const swapped = [blocks - 2, blocks - 1];
   const minted = blocks - 3;
+  // A transaction whose called contract emitted all of its logs, one of them a wrap's deposit.
+  const wrapped = blocks - 4;
+  const wrapper = "0x0c0ffee0";
+  const depositTopic = required(wrapTopics[0], "Deposit");
   const oldest = Array.from({ length: 50 }, (_, i) => 50 - i);
   // Each transaction is the fourth of its block, with one log: its transfer.
   const ofBlocks = (numbers: number[]) =>
@@ -612,6 +620,21 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
       "logs_address",
     ]);
     expect(read.reduce((sum, [, rows]) => sum + rows, 0)).toBeLessThanOrEqual(3);
+  });
+
+  it("the wraps of one transaction, whose called contract emitted its every log: only the wraps are read", async () => {
+    const statements: Statement[] = [];
+    const [transaction] = wholeBlocks([wrapped]);
+    const rows = await listTransactionLogs(recording(db, statements), {
+      transactions: [required(transaction, "a transaction")],
+      events: [{ topic0s: wrapTopics, emitter: wrapper }],
+    });
+    expect(rows.map((row) => [row.log_index, row.address, row.topics[0]])).toEqual([
+      [9, wrapper, depositTopic],
+    ]);
+    // Each wrap's range of the emitter's first-topic index: by its address alone, the 35 logs.
+    const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
+    expect(read).toEqual(wrapTopics.map((_, i) => ["logs", i === 0 ? 1 : 0, "logs_topic0"]));
   });
 
   // A transaction of many transfers (here each of these blocks is one transaction of 35) shows a few: its
@@ -729,6 +752,47 @@ describe.each(databaseKinds)("the plan of a page's Uniswap v3 pools on %s", (kin
       // Each candidate's announcements, found by the pool's address: the impostor's is read and left out.
       const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
       expect(read).toEqual([["logs", 3, "logs_pool_created"]]);
+    } finally {
+      await test.drop();
+    }
+  });
+});
+
+describe.each(databaseKinds)("the plan of a summary's inner calls on %s", (kind) => {
+  it("reads the payments to the sender and the creations, however many other calls the transaction made", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      // A disperse: 5,000 calls paying others, one paying the sender back, one creating a contract.
+      const [payer, sender, created] = ["0x0a70", "0x005e", "0x0c4ea7"];
+      const bytes = (hex: string) => `'\\x${hex.slice(2)}'::bytea`;
+      const frame = (index: string, to: string, createdContract: string, value: number) =>
+        `SELECT 7, 0, ${index}, ${index}, 'call', ${bytes(payer)}, ${to}, ${createdContract}, ${value}, 0, 0,
+           '\\x'::bytea, '\\x'::bytea, NULL, ARRAY[0]`;
+      await test.db.exec(`
+        INSERT INTO internal_transactions (block_number, transaction_index, index, block_index, type, from_address,
+          to_address, created_contract, value, gas, gas_used, input, output, error, trace_address)
+        ${frame("g", "int4send(g)", "NULL::bytea", 1)} FROM generate_series(1, 5000) g
+        UNION ALL ${frame("5001", bytes(sender), "NULL::bytea", 5)} UNION ALL ${frame("5002", "NULL::bytea", bytes(created), 0)};
+        INSERT INTO address_internal_transactions (address, block_number, transaction_index, index, direction)
+        SELECT ${bytes(payer)}, 7, 0, g, 1 FROM generate_series(1, 5002) g
+        UNION ALL SELECT int4send(g), 7, 0, g, 2 FROM generate_series(1, 5000) g
+        UNION ALL VALUES (${bytes(sender)}, 7, 0, 5001, 2), (${bytes(created)}, 7, 0, 5002, 4);
+        ANALYZE;`);
+      const statements: Statement[] = [];
+      const effects = await listInnerEffects(recording(test.db, statements), {
+        block_number: 7,
+        index: 0,
+        from_address: sender,
+      });
+      expect(
+        effects.map(({ to_address, created_contract, value }) => [to_address, created_contract, value]),
+      ).toEqual([
+        [sender, null, "5"],
+        [null, created, "0"],
+      ]);
+      // The sender's received call and its frame, the creation: 5,002 calls before.
+      const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
+      expect(read.reduce((sum, [, rows]) => sum + rows, 0)).toBe(3);
     } finally {
       await test.drop();
     }

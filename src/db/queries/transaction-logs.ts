@@ -43,10 +43,10 @@ function topicLiteral(topic: string): string {
  * The logs of some transactions, in block and log order, with their topics as one array: one range of
  * log indexes per transaction (without them, a rare topic0 made the planner scan every log of the chain).
  * Those ranges are the plan whatever the values, so the statement keeps one plan for any values. Each kind
- * of event is read on its own, so that only its logs are: those of an emitter from that emitter's index,
- * those of any emitter by their topics, written into the statement, so that an index of only those
- * events (as `logs_uniswap_v3_pool_events`, migration 036) is seen to hold them. Read whole, a page of
- * transactions of 1,000 logs each read 50,000 logs to find none of the events.
+ * of event is read on its own, so that only its logs are (near enough): those of an emitter from that
+ * emitter's indexes, those of any emitter by their topics, written into the statement, so that an index of
+ * only those events (as `logs_uniswap_v3_pool_events`, migration 036) is seen to hold them. Read whole, a
+ * page of transactions of 1,000 logs each read 50,000 logs to find none of the events.
  */
 export async function listTransactionLogs(
   db: Queryable,
@@ -54,14 +54,25 @@ export async function listTransactionLogs(
 ): Promise<TransactionLogRow[]> {
   if (events.length === 0) return [];
   const { params, bind } = createParameters();
-  const matching = events.map(({ topic0s, emitter }) => {
-    if (emitter === undefined) return `l.topic0 IN (${topic0s.map(topicLiteral).join(", ")})`;
-    // The emitter's logs in the transaction, from its address's index, the topic checked on the row. Its
-    // first-topic index (009) holds them too, and a kept plan costs both the same, but there the block comes
-    // after the topic: without one topic, that index walks the emitter's whole history. `IS TRUE` filters
-    // the same rows and keeps that index out, since it tells nothing of a null topic.
-    return `l.address = ${bind(byteaParam(emitter))}
-         AND (l.topic0 = ANY(${bind(topic0s.map(byteaText))}::text[]::bytea[])) IS TRUE`;
+  const matching = events.flatMap(({ topic0s, emitter }) => {
+    if (emitter === undefined) return [`l.topic0 IN (${topic0s.map(topicLiteral).join(", ")})`];
+    const address = bind(byteaParam(emitter));
+    // One transaction (a summary, whose emitter is the called contract, which may have emitted thousands of
+    // logs in it): each topic a range of the emitter's first-topic index (009), which holds only the event.
+    if (transactions.length === 1)
+      return topic0s.map((topic) => {
+        const literal = topicLiteral(topic);
+        return `l.address = ${address} AND substring(l.topic0 FROM 25) = substring(${literal} FROM 25)
+         AND l.topic0 = ${literal}`;
+      });
+    // A page's: the emitter's logs in each transaction (a protocol's contract, which emits a few more than
+    // asked for), from its address's index, the topics checked on the row; a range for each topic would
+    // cost a probe of the index per topic and transaction. The first-topic index holds them too, and a kept
+    // plan costs both the same, but with no one topic to range over it walks the emitter's whole history.
+    // `IS TRUE` filters the same rows and keeps that index out, since it tells nothing of a null topic.
+    return [
+      `l.address = ${address} AND (l.topic0 = ANY(${bind(topic0s.map(byteaText))}::text[]::bytea[])) IS TRUE`,
+    ];
   });
   const logs = rowsOfTransactions("logs", "l", transactions, bind, { matching });
   if (logs === null) return [];

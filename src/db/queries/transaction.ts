@@ -25,19 +25,31 @@ export type InnerEffectRow = {
 /**
  * The inner calls of a transaction that a summary tells, and that did not fail (the top-level call is the
  * transaction itself): the contracts they created and the value they sent back to the transaction's sender.
- * Value sent elsewhere (a disperse to thousands of addresses) is not read.
+ * Each is read from an index that holds only its kind: the payments among the sender's received calls, the
+ * creations from migration 037's index of them. Read from the transaction's calls and filtered, a disperse
+ * to thousands of addresses was read whole to find none.
  */
 export async function listInnerEffects(
   db: Queryable,
   transaction: { block_number: number; index: number; from_address: string },
 ): Promise<InnerEffectRow[]> {
+  const columns = "i.index, i.from_address, i.to_address, i.created_contract, i.value";
+  const ofTransaction =
+    "i.block_number = $1 AND i.transaction_index = $2 AND i.index > 0 AND i.error IS NULL";
   return db.query<InnerEffectRow>(
     `SELECT ${hexColumn("from_address", "from_address")}, ${hexColumn("to_address", "to_address")},
        ${hexColumn("created_contract", "created_contract")}, value
-     FROM internal_transactions
-     WHERE block_number = $1 AND transaction_index = $2 AND index > 0 AND error IS NULL
-       AND ((value > 0 AND to_address = $3) OR created_contract IS NOT NULL)
+     FROM (
+       SELECT ${columns} FROM address_internal_transactions a
+       JOIN internal_transactions i ON i.block_number = a.block_number
+         AND i.transaction_index = a.transaction_index AND i.index = a.index
+       WHERE a.address = $3 AND a.block_number = $1 AND a.transaction_index = $2 AND a.direction & 6 <> 0
+         AND ${ofTransaction} AND i.value > 0 AND i.to_address = $3
+       UNION
+       SELECT ${columns} FROM internal_transactions i WHERE ${ofTransaction} AND i.created_contract IS NOT NULL
+     ) i
      ORDER BY index`,
     [transaction.block_number, transaction.index, byteaParam(transaction.from_address)],
+    { genericPlan: true },
   );
 }
