@@ -632,7 +632,7 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
     expect(rows.map((row) => [row.log_index, row.address, row.topics[0]])).toEqual([
       [9, wrapper, depositTopic],
     ]);
-    // Each wrap's range of the emitter's first-topic index: by its address alone, the 35 logs.
+    // A range of the emitter's first-topic index for each wrap's topic; by its address, all 35 logs.
     const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
     expect(read).toEqual(wrapTopics.map((_, i) => ["logs", i === 0 ? 1 : 0, "logs_topic0"]));
   });

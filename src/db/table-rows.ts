@@ -234,6 +234,15 @@ export function byteaText(hex: string | null | undefined): string | null {
   return hex == null ? null : encoders.bytea(hex);
 }
 
+/**
+ * A constant hex string as an SQL `bytea` literal, for a statement whose plan must see the value (a partial
+ * index's predicate is proved only from constants). Checked, since it is written into the statement.
+ */
+export function byteaLiteral(hex: string): string {
+  if (!/^0x(?:[0-9a-f]{2})*$/.test(hex)) throw new TypeError(`not lowercase hex bytes: ${hex}`);
+  return `'\\x${hex.slice(2)}'::bytea`;
+}
+
 /** A hex string as bytes, for a single `bytea` parameter (both drivers take a Buffer). */
 export function byteaParam(hex: string): Buffer {
   return Buffer.from(hex.slice(2), "hex");

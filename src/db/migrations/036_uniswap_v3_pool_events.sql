@@ -3,7 +3,7 @@
 -- logs, a page of airdrops read all of their logs (50,000 for 50 transactions of 1,000) to find none. These
 -- events are found here by the transaction's range instead, only they in the index: Mint, Burn, Collect and
 -- Swap, whose selectors are the same for every deployment and fork. The events asked with their emitter are
--- read from that emitter's topic indexes (009).
+-- read from that emitter's indexes (its address's, 001; its first topic's, 009).
 CREATE INDEX logs_uniswap_v3_pool_events ON logs (block_number, log_index)
   WHERE topic0 IN (
     '\x7a53080ba414158be7ec69b987b5fb7d07dee101fe85488f0853ae16239d0bde',

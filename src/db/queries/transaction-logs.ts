@@ -1,5 +1,5 @@
 import type { Queryable } from "../client.ts";
-import { byteaParam, byteaText } from "../table-rows.ts";
+import { byteaLiteral, byteaParam, byteaText } from "../table-rows.ts";
 import { createParameters, hexColumn } from "./keyset.ts";
 import { rowsOfTransactions, type TransactionLogRange } from "./of-transactions.ts";
 
@@ -33,12 +33,6 @@ export type ListTransactionLogsParameters = {
   events: readonly LogEvents[];
 };
 
-/** A 32-byte topic as an SQL literal: checked, since it is written into the statement. */
-function topicLiteral(topic: string): string {
-  if (!/^0x[0-9a-f]{64}$/.test(topic)) throw new TypeError(`not a lowercase 32-byte topic: ${topic}`);
-  return `'\\x${topic.slice(2)}'::bytea`;
-}
-
 /**
  * The logs of some transactions, in block and log order, with their topics as one array: one range of
  * log indexes per transaction (without them, a rare topic0 made the planner scan every log of the chain).
@@ -55,13 +49,13 @@ export async function listTransactionLogs(
   if (events.length === 0) return [];
   const { params, bind } = createParameters();
   const matching = events.flatMap(({ topic0s, emitter }) => {
-    if (emitter === undefined) return [`l.topic0 IN (${topic0s.map(topicLiteral).join(", ")})`];
+    if (emitter === undefined) return [`l.topic0 IN (${topic0s.map(byteaLiteral).join(", ")})`];
     const address = bind(byteaParam(emitter));
     // One transaction (a summary, whose emitter is the called contract, which may have emitted thousands of
     // logs in it): each topic a range of the emitter's first-topic index (009), which holds only the event.
     if (transactions.length === 1)
       return topic0s.map((topic) => {
-        const literal = topicLiteral(topic);
+        const literal = byteaLiteral(topic);
         return `l.address = ${address} AND substring(l.topic0 FROM 25) = substring(${literal} FROM 25)
          AND l.topic0 = ${literal}`;
       });

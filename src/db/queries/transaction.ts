@@ -1,4 +1,5 @@
 import type { Queryable } from "../client.ts";
+import { receivedOrCreatedBits } from "../direction.ts";
 import { byteaParam } from "../table-rows.ts";
 import { type TransactionRow, transactionColumns } from "./address-transactions.ts";
 import { hexColumn } from "./keyset.ts";
@@ -43,7 +44,7 @@ export async function listInnerEffects(
        SELECT ${columns} FROM address_internal_transactions a
        JOIN internal_transactions i ON i.block_number = a.block_number
          AND i.transaction_index = a.transaction_index AND i.index = a.index
-       WHERE a.address = $3 AND a.block_number = $1 AND a.transaction_index = $2 AND a.direction & 6 <> 0
+       WHERE a.address = $3 AND a.block_number = $1 AND a.transaction_index = $2 AND a.direction & ${receivedOrCreatedBits("to")} <> 0
          AND ${ofTransaction} AND i.value > 0 AND i.to_address = $3
        UNION
        SELECT ${columns} FROM internal_transactions i WHERE ${ofTransaction} AND i.created_contract IS NOT NULL

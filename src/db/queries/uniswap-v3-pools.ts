@@ -1,7 +1,7 @@
 import { getAbiItem, toEventSelector } from "viem";
 import { uniswapV3FactoryAbi } from "../../decode/builtin-abis.ts";
 import type { Queryable } from "../client.ts";
-import { byteaParam, byteaText } from "../table-rows.ts";
+import { byteaLiteral, byteaParam, byteaText } from "../table-rows.ts";
 
 /**
  * `PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24, address pool)`,
@@ -35,7 +35,7 @@ export async function findUniswapV3Pools(
        '0x' || encode(substring(topic1 FROM 13), 'hex') AS token0,
        '0x' || encode(substring(topic2 FROM 13), 'hex') AS token1
      FROM logs
-     WHERE topic0 = '\\x${poolCreatedTopic.slice(2)}' AND substring(data FROM 45 FOR 20) = ANY($2::text[]::bytea[])
+     WHERE topic0 = ${byteaLiteral(poolCreatedTopic)} AND substring(data FROM 45 FOR 20) = ANY($2::text[]::bytea[])
        AND address = $1 AND length(data) = 64`,
     [byteaParam(factory), candidates.map(byteaText)],
   );
