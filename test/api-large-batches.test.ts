@@ -38,12 +38,12 @@ describe.each(databaseKinds)("a batch larger than a page on %s", (kind) => {
     // Block 1 and block 3: one id each; block 2: ids 1..130 with amounts 1001..1130, in one log.
     await db.query(
       `INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address,
-         from_address, to_address, token_type, token_ids, amounts, token_contract_type)
+         from_address, to_address, token_type, token_ids, amounts, token_contract_type, item_count)
        SELECT n, 0, 0, decode($1, 'hex'), decode($2, 'hex'),
          decode($3, 'hex'), 'ERC-1155',
          CASE n WHEN 2 THEN ARRAY(SELECT i::numeric FROM generate_series(1, $4::int) AS i) ELSE ARRAY[(1000 + n)::numeric] END,
          CASE n WHEN 2 THEN ARRAY(SELECT (1000 + i)::numeric FROM generate_series(1, $4::int) AS i) ELSE ARRAY[1::numeric] END,
-         'ERC-1155'
+         'ERC-1155', CASE n WHEN 2 THEN $4::int ELSE 1 END
        FROM generate_series(1, 3) AS n`,
       [token, sender, receiver, batchSize],
     );

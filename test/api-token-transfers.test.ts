@@ -535,16 +535,17 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     const before = await answers();
     const stored = await schema();
     expect(before.map((items) => items.length > 0)).toEqual(paths.map(() => true));
-    // The hashes as the tables stored them before migration 033.
-    const migration = "033_drop_transfer_and_frame_hashes.sql";
+    // The hashes as the tables stored them before migration 033, which rewrites token_transfers as it was
+    // then; 038 then counts each transfer's items from its arrays.
+    const migrations = ["033_drop_transfer_and_frame_hashes.sql", "038_token_transfer_item_counts.sql"];
     for (const table of ["token_transfers", "internal_transactions"]) {
       await test.db.exec(`ALTER TABLE ${table} ADD COLUMN transaction_hash bytea;
         UPDATE ${table} r SET transaction_hash = t.hash FROM transactions t
         WHERE t.block_number = r.block_number AND t.index = r.transaction_index;
         ALTER TABLE ${table} ALTER COLUMN transaction_hash SET NOT NULL;`);
     }
-    await test.db.query("DELETE FROM schema_migrations WHERE name = $1", [migration]);
-    expect((await migrate(test.db)).applied).toEqual([migration]);
+    await test.db.query("DELETE FROM schema_migrations WHERE name = ANY($1)", [migrations]);
+    expect((await migrate(test.db)).applied).toEqual(migrations);
     expect(await schema()).toEqual(stored);
     expect(await answers()).toEqual(before);
   });

@@ -48,6 +48,10 @@ type PlanNode = {
   "Actual Loops"?: number;
   "Rows Removed by Filter"?: number;
   "Rows Removed by Index Recheck"?: number;
+  "Node Type"?: string;
+  Alias?: string;
+  "Shared Hit Blocks"?: number;
+  "Shared Read Blocks"?: number;
   Plans?: PlanNode[];
 };
 
@@ -78,25 +82,7 @@ function literal(value: unknown): string {
  * for any values if it asks for that, else its own; on PGlite, which plans every statement with its values,
  * its own.
  */
-async function rowsReadByPlan(test: TestDatabase, { text, params, options }: Statement) {
-  // PGlite keeps no plans: it plans such a statement with its values, in index order.
-  const settings =
-    options?.genericPlan && test.kind === "postgres"
-      ? genericPlanSettings
-      : options?.genericPlan || options?.orderedScans
-        ? orderedScanSettings
-        : {};
-  const set = Object.entries(settings).map(([name, value]) => `SET LOCAL ${name} = ${value}; `);
-  // One connection for the prepared statement and its EXPLAIN: a transaction's.
-  const plan = await test.db.transaction(async (tx) => {
-    await tx.exec(`${set.join("")}PREPARE page AS ${text}`);
-    const [row] = await tx.query(
-      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE page(${params.map(literal).join(", ")})`,
-    );
-    await tx.exec("DEALLOCATE page");
-    return Object.values(required(row, "EXPLAIN's row"))[0];
-  });
-  const [explained] = (typeof plan === "string" ? JSON.parse(plan) : plan) as { Plan: PlanNode }[];
+async function rowsReadByPlan(test: TestDatabase, statement: Statement) {
   const read: [relation: string, rows: number, index: string | undefined][] = [];
   const walk = (node: PlanNode) => {
     const relation = node["Relation Name"];
@@ -111,8 +97,31 @@ async function rowsReadByPlan(test: TestDatabase, { text, params, options }: Sta
       ]);
     for (const child of node.Plans ?? []) walk(child);
   };
-  walk(required(explained, "the plan").Plan);
+  walk(await planOf(test, statement));
   return read;
+}
+
+/** The plan the statement gets on its first execution (see `rowsReadByPlan`), run, with its buffers. */
+async function planOf(test: TestDatabase, { text, params, options }: Statement): Promise<PlanNode> {
+  // PGlite keeps no plans: it plans such a statement with its values, in index order.
+  const settings =
+    options?.genericPlan && test.kind === "postgres"
+      ? genericPlanSettings
+      : options?.genericPlan || options?.orderedScans
+        ? orderedScanSettings
+        : {};
+  const set = Object.entries(settings).map(([name, value]) => `SET LOCAL ${name} = ${value}; `);
+  // One connection for the prepared statement and its EXPLAIN: a transaction's.
+  const plan = await test.db.transaction(async (tx) => {
+    await tx.exec(`${set.join("")}PREPARE page AS ${text}`);
+    const [row] = await tx.query(
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE page(${params.map(literal).join(", ")})`,
+    );
+    await tx.exec("DEALLOCATE page");
+    return Object.values(required(row, "EXPLAIN's row"))[0];
+  });
+  const [explained] = (typeof plan === "string" ? JSON.parse(plan) : plan) as { Plan: PlanNode }[];
+  return required(explained, "the plan").Plan;
 }
 
 describe.each(databaseKinds)("plans of pages on %s", (kind) => {
@@ -796,5 +805,109 @@ describe.each(databaseKinds)("the plan of a summary's inner calls on %s", (kind)
     } finally {
       await test.drop();
     }
+  });
+});
+
+describe.each(databaseKinds)("plans of pages over batches of thousands of ids on %s", (kind) => {
+  let test: TestDatabase;
+  let db: Database;
+  // Each transaction sends three ERC-1155 batches of 2,000 ids, whose arrays PostgreSQL keeps compressed
+  // out of line: reading one means reading its whole arrays, whatever slice of them is asked for.
+  const blocks = 60;
+  const batchSize = 2_000;
+  const token = "0x00001155";
+  beforeAll(async () => {
+    test = await createTestDatabase(kind);
+    db = test.db;
+    await seedBlocks(db, 1, blocks, 1);
+    await db.exec(`
+      INSERT INTO transactions (hash, block_number, index, from_address, to_address, value, nonce, type,
+        gas_limit, input, gas_used, first_log_index, log_count)
+      SELECT sha256(int4send(g)), g, 0, '\\x01', '\\x${token.slice(2)}', 0, g, 2, 1000000, '\\x', 900000, 0, 3
+      FROM generate_series(1, ${blocks}) g;
+      INSERT INTO tokens (address, type, first_seen_block, read_at_block)
+      VALUES ('\\x${token.slice(2)}', 'ERC-1155', 1, 1);
+      INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address, from_address,
+        to_address, token_type, token_ids, amounts, token_contract_type, item_count)
+      SELECT g, l, 0, '\\x${token.slice(2)}', '\\x01', '\\x02', 'ERC-1155',
+        ARRAY(SELECT (g * 1000000 + l * 10000 + i)::numeric FROM generate_series(1, ${batchSize}) i),
+        ARRAY(SELECT (i * 7919 % 1000 + 1)::numeric FROM generate_series(1, ${batchSize}) i), 'ERC-1155', ${batchSize}
+      FROM generate_series(1, ${blocks}) g, generate_series(0, 2) l;
+      ANALYZE;
+    `);
+  });
+  afterAll(() => test.drop());
+
+  /** The transfers whose arrays the statement spread, and the blocks it read, the arrays' included. */
+  async function readsOf(statement: Statement | undefined) {
+    const plan = await planOf(test, required(statement, "SQL"));
+    let spread = 0;
+    const walk = (node: PlanNode) => {
+      if (node["Node Type"] === "Function Scan" && node.Alias === "spread")
+        spread += node["Actual Loops"] ?? 1;
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    walk(plan);
+    return { spread, blocks: (plan["Shared Hit Blocks"] ?? 0) + (plan["Shared Read Blocks"] ?? 0) };
+  }
+  const ids = (
+    rows: { block_number: number; log_index: number; position: number; token_id: string | null }[],
+  ) => rows.map((row) => [row.block_number, row.log_index, row.position, row.token_id]);
+  const id = (block: number, log: number, position: number) => [
+    block,
+    log,
+    position,
+    String(block * 1_000_000 + log * 10_000 + position),
+  ];
+
+  it.each([
+    ["the newest", {}, Array.from({ length: 51 }, (_, i) => id(blocks, 2, i + 1)), 1],
+    [
+      "one inside a batch, near its end",
+      { block_number: blocks, index: 2, index_in_batch: batchSize - 10 },
+      [
+        ...Array.from({ length: 10 }, (_, i) => id(blocks, 2, batchSize - 9 + i)),
+        ...Array.from({ length: 41 }, (_, i) => id(blocks, 1, i + 1)),
+      ],
+      2,
+    ],
+  ])(
+    "a page of the chain's transfers, %s: only the batches it shows are read",
+    async (_, cursor, shown, read) => {
+      const statements: Statement[] = [];
+      const rows = await listTokenTransfers(recording(db, statements), { types: [], cursor, limit: 51 });
+      expect(ids(rows)).toEqual(shown);
+      const reads = await readsOf(statements[0]);
+      expect(reads.spread).toBe(read);
+      // A batch's arrays are a few blocks of their own (63–73 blocks in all here). Counted from the arrays,
+      // each spread row read them again: 175–8,352 blocks.
+      expect(reads.blocks).toBeLessThan(150);
+    },
+  );
+
+  it("a transaction list's previews: each transaction's first batch only", async () => {
+    const newest = Array.from({ length: 50 }, (_, i) => blocks - i);
+    const statements: Statement[] = [];
+    const rows = await listTokenTransfers(recording(db, statements), {
+      transactions: newest.map((block) => ({
+        block_number: block,
+        index: 0,
+        hash: "0x",
+        block_hash: "0x",
+        timestamp: 0,
+        input: "0x",
+        to_address: token,
+        first_log_index: 0,
+        log_count: 3,
+      })),
+      perTransaction: 11,
+      types: [],
+      cursor: {},
+      limit: newest.length * 11,
+    });
+    expect(ids(rows)).toEqual(
+      newest.flatMap((block) => Array.from({ length: 11 }, (_, i) => id(block, 0, i + 1))),
+    );
+    expect((await readsOf(statements[0])).spread).toBe(newest.length);
   });
 });

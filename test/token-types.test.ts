@@ -25,6 +25,7 @@ function rangeOf(block: number, form: string, type: string) {
     token_ids: form === "ERC-20" ? [] : [7n],
     amounts: form === "ERC-721" ? [] : [5n],
     token_contract_type: null,
+    item_count: 1,
   });
   for (const [address, direction] of [
     [alice, Direction.from],

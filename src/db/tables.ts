@@ -314,6 +314,9 @@ export const tables = {
       amounts: "numeric[]",
       // The token's type (tokens.type), settled when the range's tokens are stored.
       token_contract_type: "text",
+      // The list items the transfer gives: one per id of a batch, else one. A page counts its rows by it
+      // without reading the arrays, which a batch of thousands of ids keeps out of line.
+      item_count: "int4",
     },
     reorganization: { delete: "DELETE FROM token_transfers WHERE block_number > $1" },
   }),

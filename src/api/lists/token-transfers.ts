@@ -69,11 +69,14 @@ export async function tokenTransfersPage(db: Queryable, rows: TokenTransferRow[]
   return toPage(
     rows,
     (row) => renderTokenTransfer(row, addresses, ipfsPublicGateway),
-    (last) => ({
+    (last, following) => ({
       block_number: last.block_number,
       index: last.log_index,
-      // Inside a batch with ids left, the next page resumes at the batch's next id.
-      ...(last.position < last.batch_size
+      // Inside a batch with ids left, the next page resumes at the batch's next id. Each transfer is spread
+      // to as many ids as the page reads rows, so the row read past the page is that id when there is one:
+      // the batch's size is not read, which costs a read of its whole arrays (a batch of 20,000 ids took
+      // 0.15 ms for each of the 51 rows spread out of it).
+      ...(following.block_number === last.block_number && following.log_index === last.log_index
         ? {
             batch_log_index: last.log_index,
             batch_block_hash: last.block_hash,

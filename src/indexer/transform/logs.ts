@@ -61,6 +61,7 @@ export function transformTokenTransfer(
     token_ids: transfer.tokenIds,
     amounts: transfer.amounts,
     token_contract_type: null,
+    item_count: Math.max(transfer.tokenIds.length, transfer.amounts.length),
   });
   if (transfer.type !== "ERC-20") {
     for (const id of transfer.tokenIds) {
