@@ -243,6 +243,15 @@ export function byteaLiteral(hex: string): string {
   return `'\\x${hex.slice(2)}'::bytea`;
 }
 
+/**
+ * A token type (`ERC-` and its number) as an SQL literal, for a statement whose plan must see it: a plan kept
+ * for any type cannot tell one that only old blocks hold. Checked, since it is written into the statement.
+ */
+export function tokenTypeLiteral(type: string): string {
+  if (!/^ERC-[0-9]+$/.test(type)) throw new TypeError(`not a token type: ${type}`);
+  return `'${type}'`;
+}
+
 /** A hex string as bytes, for a single `bytea` parameter (both drivers take a Buffer). */
 export function byteaParam(hex: string): Buffer {
   return Buffer.from(hex.slice(2), "hex");

@@ -1,5 +1,5 @@
 import type { Queryable } from "../client.ts";
-import { byteaParam, byteaText } from "../table-rows.ts";
+import { byteaParam, byteaText, tokenTypeLiteral } from "../table-rows.ts";
 import { nftTokenTypes, storedTokenTypes } from "../token-types.ts";
 import {
   type BalanceRowSql,
@@ -97,12 +97,6 @@ export type ListAddressTokensParameters = {
   limit: number;
 };
 
-/** Token types as SQL literals; only names of the form `ERC-<digits>` are accepted. */
-function typeLiterals(types: readonly string[]): string[] {
-  for (const type of types) if (!/^ERC-\d+$/.test(type)) throw new Error(`not a token type: ${type}`);
-  return types.map((type) => `'${type}'`);
-}
-
 /**
  * One page of the current balances (above zero) of an address, largest first: a fungible balance per
  * token, an ERC-721 holding per token (value = ids held) and one row per id for ERC-1155 and ERC-404 ids.
@@ -152,11 +146,11 @@ export async function listAddressTokens(
   );
   // A holder's balances of one type, fungible (id -1) or per id, in page order.
   const balanceRanges = (kindTypes: readonly string[], ids: string, order: string) =>
-    typeLiterals(kindTypes).map(
+    kindTypes.map(
       (type) =>
         `(SELECT b.token_address, b.token_id, b.value, b.token_contract_type AS type, b.holder
           FROM token_balances b
-          WHERE b.holder = $1 AND b.token_contract_type = ${type} AND ${ids} AND b.value > 0
+          WHERE b.holder = $1 AND b.token_contract_type = ${tokenTypeLiteral(type)} AND ${ids} AND b.value > 0
             AND ${after("b.value", "b.token_address", "b.token_id")}
           ORDER BY ${order} LIMIT $2)`,
     );
@@ -253,7 +247,7 @@ export async function listNftCollections(
     const rank = nftTypeRank(type);
     return `(SELECT h.token_address, h.token_contract_type AS type, ${rank} AS type_rank, h.ids AS amount
        FROM token_holders h
-       WHERE h.holder = $1 AND h.token_contract_type = ${typeLiterals([type])[0]} AND ${after(rank)}
+       WHERE h.holder = $1 AND h.token_contract_type = ${tokenTypeLiteral(type)} AND ${after(rank)}
        ORDER BY h.token_address LIMIT $2)`;
   });
   return db.query<NftCollectionRow>(

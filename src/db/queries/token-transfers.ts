@@ -1,6 +1,6 @@
 import type { Queryable } from "../client.ts";
 import { type DirectionFilter, transferDirectionsFor } from "../direction.ts";
-import { byteaParam } from "../table-rows.ts";
+import { byteaParam, tokenTypeLiteral } from "../table-rows.ts";
 import type { TransactionRow } from "./address-transactions.ts";
 import { createParameters, hexColumn } from "./keyset.ts";
 import { rowsOfTransactions, type TransactionLogRange, transactionKey } from "./of-transactions.ts";
@@ -266,8 +266,8 @@ export async function listTokenTransfers(
   // Each transfer gives the ids that follow those shown before it, in the order of the page (or of its
   // transaction's preview), while fewer than `rowsWanted` are: counted from the transfers' stored item
   // counts, only the ids shown are spread, and only the transfers shown have their arrays read. Spread
-  // first and cut after, each of a page's 51 transfers read its whole arrays: 28 ms for a page over batches
-  // of 20,000 ids, whose first batch alone filled it.
+  // first and cut after, each of a page's 51 transfers read its whole arrays, whose first batch alone can
+  // fill it (docs/performance.md, "A page of token transfers over large ERC-1155 batches").
   const budget =
     perTransaction === undefined
       ? `ORDER BY t.block_number${direction}, t.log_index${direction}`
@@ -346,10 +346,4 @@ export async function listTokenTransfers(
     }
   }
   return rows;
-}
-
-/** A token type (`ERC-` and its number) as an SQL literal: checked, since it is written into the statement. */
-function tokenTypeLiteral(type: string): string {
-  if (!/^ERC-[0-9]+$/.test(type)) throw new TypeError(`not a token type: ${type}`);
-  return `'${type}'`;
 }
