@@ -55,9 +55,9 @@ try {
       FROM generate_series(${first}, ${first + blocksPerSize - 1}) b, generate_series(0, ${size - 1}) t,
         generate_series(0, ${logsPerTransaction - 1}) k`);
     await db.exec(`INSERT INTO token_transfers (block_number, log_index, transaction_index,
-        token_address, from_address, to_address, token_type, token_ids, amounts, token_contract_type)
+        token_address, from_address, to_address, token_type, token_ids, amounts, token_contract_type, item_count)
       SELECT block_number, log_index, transaction_index,
-        address, address, address, 'ERC-20', '{}', '{1}', 'ERC-20'
+        address, address, address, 'ERC-20', '{}', '{1}', 'ERC-20', 1
       FROM logs WHERE block_number BETWEEN ${first} AND ${first + blocksPerSize - 1} AND log_index % ${logsPerTransaction} = 0`);
   }
   await db.exec("VACUUM ANALYZE logs");

@@ -119,4 +119,18 @@ describe.each(databaseKinds)("a batch larger than a page on %s", (kind) => {
     expect(single?.token_transfers.map((transfer) => transfer.total.token_id)).toEqual(["1001"]);
     expect(single?.token_transfers_overflow).toBe(false);
   });
+
+  it("refuses a transfer written without its item count, which every list would show as its first id alone", async () => {
+    const insert = (columns: string, values: string) =>
+      test.db.query(
+        `INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address, from_address,
+           to_address, token_type, token_ids, amounts, token_contract_type${columns})
+         VALUES (3, 1, 0, decode($1, 'hex'), decode($2, 'hex'), decode($3, 'hex'), 'ERC-1155', '{1,2}', '{1,1}',
+           'ERC-1155'${values})`,
+        [token, sender, receiver],
+      );
+    await expect(insert("", "")).rejects.toThrow(/item_count/);
+    await insert(", item_count", ", 2");
+    await test.db.query("DELETE FROM token_transfers WHERE block_number = 3 AND log_index = 1");
+  });
 });

@@ -521,7 +521,8 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     const schema = () =>
       test.db.query(
         `SELECT c.relname, c.relkind, pg_get_indexdef(c.oid) AS definition,
-           (SELECT string_agg(attname, ',' ORDER BY attnum) FROM pg_attribute
+           (SELECT string_agg(attname || CASE WHEN atthasdef THEN ' default' ELSE '' END, ',' ORDER BY attnum)
+            FROM pg_attribute
             WHERE attrelid = c.oid AND attnum > 0 AND NOT attisdropped) AS columns,
            (SELECT string_agg(tgname, ',' ORDER BY tgname) FROM pg_trigger
             WHERE tgrelid = c.oid AND NOT tgisinternal) AS triggers
@@ -536,8 +537,12 @@ describe.each(databaseKinds)("token transfer lists on %s", (kind) => {
     const stored = await schema();
     expect(before.map((items) => items.length > 0)).toEqual(paths.map(() => true));
     // The hashes as the tables stored them before migration 033, which rewrites token_transfers as it was
-    // then; 038 then counts each transfer's items from its arrays.
-    const migrations = ["033_drop_transfer_and_frame_hashes.sql", "038_token_transfer_item_counts.sql"];
+    // then; 038 then counts each transfer's items from its arrays, and 039 requires the count of every row.
+    const migrations = [
+      "033_drop_transfer_and_frame_hashes.sql",
+      "038_token_transfer_item_counts.sql",
+      "039_token_transfer_item_counts_required.sql",
+    ];
     for (const table of ["token_transfers", "internal_transactions"]) {
       await test.db.exec(`ALTER TABLE ${table} ADD COLUMN transaction_hash bytea;
         UPDATE ${table} r SET transaction_hash = t.hash FROM transactions t

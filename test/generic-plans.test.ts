@@ -143,18 +143,18 @@ describe.each(databaseKinds)("plans of pages on %s", (kind) => {
       INSERT INTO tokens (address, type, first_seen_block, read_at_block, holders_count)
       SELECT int4send(g), 'ERC-20', 1, 1, 0 FROM generate_series(1, ${tokens}) g;
       INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address,
-        from_address, to_address, token_type, token_ids, amounts, token_contract_type)
-      SELECT g, 1, 0, int4send(g % ${tokens} + 1), '\\x01', '\\x02', 'ERC-20', '{}', '{1}', 'ERC-20'
+        from_address, to_address, token_type, token_ids, amounts, token_contract_type, item_count)
+      SELECT g, 1, 0, int4send(g % ${tokens} + 1), '\\x01', '\\x02', 'ERC-20', '{}', '{1}', 'ERC-20', 1
       FROM generate_series(1, ${blocks}) g;
       INSERT INTO tokens (address, type, first_seen_block, read_at_block, holders_count)
       VALUES (int4send(${tokens + 1}), 'ERC-20', 1, 1, 0), (int4send(${tokens + 2}), 'ERC-721', 1, 1, 0);
       INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address,
-        from_address, to_address, token_type, token_ids, amounts, token_contract_type)
-      SELECT g, 2, 0, int4send(${tokens + 1}), '\\x${busy.slice(2)}', '\\x02', 'ERC-20', '{}', '{1}', 'ERC-20'
+        from_address, to_address, token_type, token_ids, amounts, token_contract_type, item_count)
+      SELECT g, 2, 0, int4send(${tokens + 1}), '\\x${busy.slice(2)}', '\\x02', 'ERC-20', '{}', '{1}', 'ERC-20', 1
       FROM generate_series(1, ${tradedTransfers}) g;
       INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address,
-        from_address, to_address, token_type, token_ids, amounts, token_contract_type)
-      SELECT g, 3, 0, int4send(${tokens + 2}), '\\x01', '\\x02', 'ERC-721', '{1}', '{1}', 'ERC-721'
+        from_address, to_address, token_type, token_ids, amounts, token_contract_type, item_count)
+      SELECT g, 3, 0, int4send(${tokens + 2}), '\\x01', '\\x02', 'ERC-721', '{1}', '{1}', 'ERC-721', 1
       FROM generate_series(1, ${tradedTransfers}) g;
       INSERT INTO withdrawals (index, block_number, validator_index, address, amount)
       SELECT g, g, g, CASE WHEN g = 1 THEN '\\x${rare.slice(2)}'::bytea ELSE '\\x${busy.slice(2)}'::bytea END, 1
@@ -496,10 +496,10 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
       INSERT INTO addresses (hash, is_contract, first_seen_block)
       SELECT int4send(g), true, 1 FROM generate_series(1, ${tokens}) g;
       INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address,
-        from_address, to_address, token_type, token_ids, amounts, token_contract_type)
+        from_address, to_address, token_type, token_ids, amounts, token_contract_type, item_count)
       SELECT b, i, i, int4send((b * ${perBlock} + i) % ${tokens} + 1),
         int4send((b * ${perBlock} + i + 1) % ${tokens} + 1), int4send((b * ${perBlock} + i + 2) % ${tokens} + 1),
-        'ERC-20', '{}', '{1}', 'ERC-20'
+        'ERC-20', '{}', '{1}', 'ERC-20', 1
       FROM generate_series(1, ${blocks}) b, generate_series(0, ${perBlock - 1}) i;
       INSERT INTO logs (block_number, log_index, transaction_index, address, topic0, data)
       SELECT block_number, log_index, transaction_index, token_address, '\\x${topic.slice(2)}', '\\x'
