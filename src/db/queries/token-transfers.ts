@@ -86,25 +86,36 @@ export type TokenTransfersCursor = {
 };
 
 export type ListTokenTransfersParameters = {
-  /** Transfers from or to this address (endpoint 13); all transfers when absent (endpoint 8). */
-  address?: string;
-  /** `from`: sent by the address; `to`: received by it. */
-  filter?: DirectionFilter;
-  /** Token contract to keep. */
-  token?: string;
   /** Token types to keep (the token's type, e.g. ERC-404); empty keeps all. */
   types: string[];
   cursor: TokenTransfersCursor;
   limit: number;
-  /**
-   * Only the transfers of these transactions (without `address`), at most `perTransaction` each (the
-   * transaction list's); their block and input are taken from these rows, not looked up again.
-   */
-  transactions?: TransferTransaction[];
-  perTransaction?: number;
-  /** With `transactions`: in the order they happened (a transaction's summary) instead of newest first. */
-  oldestFirst?: boolean;
-};
+} & (
+  | {
+      /** Transfers from or to this address (endpoint 13); all transfers when absent (endpoint 8). */
+      address?: string;
+      /** `from`: sent by the address; `to`: received by it. */
+      filter?: DirectionFilter;
+      /** Token contract to keep. */
+      token?: string;
+      transactions?: undefined;
+      perTransaction?: undefined;
+      oldestFirst?: undefined;
+    }
+  | {
+      address?: undefined;
+      filter?: undefined;
+      token?: undefined;
+      /**
+       * Only the transfers of these transactions, at most `perTransaction` each (the transaction list's);
+       * their block and input are taken from these rows, not looked up again.
+       */
+      transactions: TransferTransaction[];
+      perTransaction?: number;
+      /** In the order they happened (a transaction's summary) instead of newest first. */
+      oldestFirst?: boolean;
+    }
+);
 
 /**
  * One page of token transfers, newest first, an ERC-1155 batch spread into one row per id (same log
@@ -130,8 +141,7 @@ export async function listTokenTransfers(
   // transactions, one range per transaction (endpoints 2 and 7). Every other page is planned with its own
   // values: a type or an address may be rare, and only its values tell the planner so.
   const samePlanForAnyValues =
-    transactions !== undefined ||
-    (address === undefined && token === undefined && types.length === 0 && !oldestFirst);
+    transactions !== undefined || (address === undefined && token === undefined && types.length === 0);
   // The limit stays a parameter. Unknown, it makes the planner price the plan PostgreSQL would keep for any
   // values as reading a tenth of the rows, so each typed page is planned with its own values.
   // As a literal, a type's generic plan (every transfer walked from the newest) was priced at 702 against
@@ -257,7 +267,7 @@ export async function listTokenTransfers(
       addressRanges.map((range) => [...addressWhere, ...range]),
     )} ${joinTransfers}`;
   }
-  const outerWhere = keysFirst ? [] : [...addressWhere, ...transferWhere];
+  const outerWhere = keysFirst ? [] : transferWhere;
   // No page shows more ids than this of one transfer, nor of all of a transaction's (a preview) or of all
   // the transfers read (a page).
   const rowsWanted = perTransaction === undefined ? "$1::int" : `${bind(perTransaction)}::int`;
