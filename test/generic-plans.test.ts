@@ -257,6 +257,9 @@ describe.each(databaseKinds)("plans of an address's logs by topic where few cont
   // expects a few matches, and a bitmap scan, which reads them all to sort them, looked cheapest.
   const logs = 75_000;
   const perBlock = 40;
+  // The busy address's second topics are aligned left, as a padded selector or a bytes32 string is: seven
+  // values that end in 28 zero bytes, and one (in its oldest such log) that no other has.
+  const rareSelector = 0x7e57ab1e;
   beforeAll(async () => {
     test = await createTestDatabase(kind);
     const blocks = logs / perBlock;
@@ -269,7 +272,9 @@ describe.each(databaseKinds)("plans of an address's logs by topic where few cont
       SELECT g / ${perBlock}, g % ${perBlock}, 0,
         CASE WHEN g % 15 = 0 THEN '\\x${busy.slice(2)}'::bytea ELSE int4send(g % 4) END,
         CASE WHEN g % 15 = 0 THEN '\\x${topic.slice(2)}'::bytea ELSE sha256(int4send(g % 4)) END,
-        sha256(int4send(g % 1000)), '\\x'
+        CASE WHEN g % 15 = 0 THEN int4send(CASE WHEN g = 15 THEN ${rareSelector} ELSE g % 7 END) || '\\x${"00".repeat(28)}'
+          ELSE sha256(int4send(g % 1000)) END,
+        '\\x'
       FROM generate_series(1, ${logs}) g;
       ANALYZE;
     `);
@@ -296,6 +301,26 @@ describe.each(databaseKinds)("plans of an address's logs by topic where few cont
     const read = await rowsReadByPlan(test, required(statement, "SQL"));
     const matches = read.filter(([relation, , index]) => relation === "logs" && index !== "logs_pkey");
     expect(matches.length).toBeGreaterThan(0);
+    expect(matches.reduce((sum, [, rows]) => sum + rows, 0)).toBeLessThanOrEqual(page.length);
+  });
+
+  it("reads a left-aligned topic's one match from its own range, not every log of the values ending as it does", async () => {
+    const statements: Statement[] = [];
+    const leftAligned = `0x${rareSelector.toString(16)}${"00".repeat(28)}`;
+    const page = await listAddressLogs(recording(test.db, statements), {
+      address: busy,
+      topic: leftAligned,
+      cursor: {},
+      limit: 51,
+    });
+    expect(page.map((log) => [log.block_number, log.log_index, log.topic1])).toEqual([
+      [Math.floor(15 / perBlock), 15 % perBlock, leftAligned],
+    ]);
+    // Keyed by the topic's last 8 bytes, the second position's range held the busy address's 5,000 logs
+    // whose second topic ends in zeros, each read and checked.
+    const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
+    const matches = read.filter(([relation, , index]) => relation === "logs" && index !== "logs_pkey");
+    expect(matches.some(([, , index]) => index === "logs_topic1")).toBe(true);
     expect(matches.reduce((sum, [, rows]) => sum + rows, 0)).toBeLessThanOrEqual(page.length);
   });
 });

@@ -1,4 +1,5 @@
 import type { Queryable } from "../client.ts";
+import { topicKeySql } from "../log-topic-keys.ts";
 import { byteaParam } from "../table-rows.ts";
 import { hexColumn, keysetCondition } from "./keyset.ts";
 
@@ -55,12 +56,12 @@ export async function listAddressLogs(
   let condition = `l.address = $1 AND ${keyset.sql}`;
   if (topic) {
     const p = `$${params.push(byteaParam(topic))}`;
-    // One index per position, keyed by the topic's last 8 bytes (an address topic's first 12 are zeros):
-    // each position gives its newest matches in order, and a log matching at two positions is kept once.
+    // One index per position, keyed by a digest of the topic: each position gives its newest matches in
+    // order, and a log matching at two positions is kept once.
     const positions = [0, 1, 2, 3].map(
       (n) => `(SELECT l.block_number, l.log_index FROM logs l
          WHERE l.address = $1 AND ${keyset.sql}
-           AND substring(l.topic${n} FROM 25) = substring(${p}::bytea FROM 25) AND l.topic${n} = ${p}
+           AND ${topicKeySql(`l.topic${n}`)} = ${topicKeySql(`${p}::bytea`)} AND l.topic${n} = ${p}
          ${order} LIMIT ${pageLimit})`,
     );
     source = `(${positions.join(" UNION ")}) m JOIN logs l ON l.block_number = m.block_number AND l.log_index = m.log_index`;

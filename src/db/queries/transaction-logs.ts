@@ -1,4 +1,5 @@
 import type { Queryable } from "../client.ts";
+import { topicKeySql } from "../log-topic-keys.ts";
 import { byteaLiteral, byteaParam, byteaText } from "../table-rows.ts";
 import { createParameters, hexColumn } from "./keyset.ts";
 import { rowsOfTransactions, type TransactionLogRange } from "./of-transactions.ts";
@@ -52,11 +53,11 @@ export async function listTransactionLogs(
     if (emitter === undefined) return [`l.topic0 IN (${topic0s.map(byteaLiteral).join(", ")})`];
     const address = bind(byteaParam(emitter));
     // One transaction (a summary, whose emitter is the called contract, which may have emitted thousands of
-    // logs in it): each topic a range of the emitter's first-topic index (009), which holds only the event.
+    // logs in it): each topic a range of the emitter's first-topic index (040), which holds only the event.
     if (transactions.length === 1)
       return topic0s.map((topic) => {
         const literal = byteaLiteral(topic);
-        return `l.address = ${address} AND substring(l.topic0 FROM 25) = substring(${literal} FROM 25)
+        return `l.address = ${address} AND ${topicKeySql("l.topic0")} = ${topicKeySql(literal)}
          AND l.topic0 = ${literal}`;
       });
     // A page's: the emitter's logs in each transaction (a protocol's contract, which emits a few more than
