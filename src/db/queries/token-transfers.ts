@@ -209,10 +209,18 @@ export async function listTokenTransfers(
   // cursor's own batch may give none past its position: one more transfer than the page's rows fills it.
   // Each range is read in page order and cut at that many before the ranges merge: left to merge them,
   // the planner may read a range whole and sort it, a cost that grows with the address's history.
-  const firstOfRanges = (select: string, from: string, alias: string, ranges: string[][]) =>
+  // Ranges that may share a row are merged by a union that keeps it once (of their keys only, whose
+  // comparison reads no batch's arrays).
+  const firstOfRanges = (
+    select: string,
+    from: string,
+    alias: string,
+    ranges: string[][],
+    { as = alias, union = "UNION ALL" } = {},
+  ) =>
     `(SELECT * FROM (${ranges
       .map((range) => `(SELECT ${select} FROM ${from} ${whereSql(range)} ${pageOrder(alias)})`)
-      .join(" UNION ALL ")}) ${alias} ${pageOrder(alias)}) ${alias}`;
+      .join(` ${union} `)}) ${alias} ${pageOrder(alias)}) ${as}`;
   let transfers: string;
   if (!keysFirst) {
     // Each stored transfer gives at least one row, so a transaction's first `perTransaction` transfers (or,
@@ -232,14 +240,12 @@ export async function listTokenTransfers(
       typeRanges("t").map((range) => [...transferWhere, ...range]),
     );
   else if (byToken) {
-    // A transfer to oneself is in both ranges: the recipient's leaves it to the sender's unless only
-    // received transfers are asked for.
+    // A transfer to oneself is in both ranges, kept once by the union of their keys. Left out of the
+    // recipient's range instead, row by row, it made that range read every transfer to oneself newer than
+    // the page's last one received from another (docs/performance.md, "Transfers to oneself").
     const sides = [
       filter !== "to" && [`t.from_address = ${addressParam}`],
-      filter !== "from" && [
-        `t.to_address = ${addressParam}`,
-        ...(filter === "to" ? [] : [`t.from_address <> ${addressParam}`]),
-      ],
+      filter !== "from" && [`t.to_address = ${addressParam}`],
     ].filter((side) => side !== false);
     // Every transfer of a token carries the token's type (restamped when it changes), so the types asked
     // for are the token's own or none of its transfers': one check of the token's row, before any range is
@@ -251,12 +257,13 @@ export async function listTokenTransfers(
             `t.token_contract_type IN (${typeParams.join(", ")})`,
             `EXISTS (SELECT 1 FROM tokens k WHERE k.address = ${tokenParam} AND k.type IN (${typeParams.join(", ")}))`,
           ];
-    transfers = firstOfRanges(
-      "t.*",
+    transfers = `${firstOfRanges(
+      "t.block_number, t.log_index",
       "token_transfers t",
       "t",
       sides.map((side) => [...side, ...transferWhere, ...typesOfToken]),
-    );
+      { as: "a", union: "UNION" },
+    )} ${joinTransfers}`;
   } else {
     // The keys from the address's index alone: joined there, the planner may walk every transfer of the
     // chain newest first and look each up in the address's index when it expects many matches.
