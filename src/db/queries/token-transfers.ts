@@ -209,18 +209,18 @@ export async function listTokenTransfers(
   // cursor's own batch may give none past its position: one more transfer than the page's rows fills it.
   // Each range is read in page order and cut at that many before the ranges merge: left to merge them,
   // the planner may read a range whole and sort it, a cost that grows with the address's history.
-  // Ranges that may share a row are merged by a union that keeps it once (of their keys only, whose
-  // comparison reads no batch's arrays).
+  // Ranges that may share a row keep it once, told by its key alone (comparing whole rows would read their
+  // batches' arrays).
   const firstOfRanges = (
     select: string,
     from: string,
     alias: string,
     ranges: string[][],
-    { as = alias, union = "UNION ALL" } = {},
+    { shareRows = false } = {},
   ) =>
-    `(SELECT * FROM (${ranges
+    `(SELECT ${shareRows ? `DISTINCT ON (${alias}.block_number, ${alias}.log_index) ` : ""}* FROM (${ranges
       .map((range) => `(SELECT ${select} FROM ${from} ${whereSql(range)} ${pageOrder(alias)})`)
-      .join(` ${union} `)}) ${alias} ${pageOrder(alias)}) ${as}`;
+      .join(" UNION ALL ")}) ${alias} ${pageOrder(alias)}) ${alias}`;
   let transfers: string;
   if (!keysFirst) {
     // Each stored transfer gives at least one row, so a transaction's first `perTransaction` transfers (or,
@@ -240,7 +240,7 @@ export async function listTokenTransfers(
       typeRanges("t").map((range) => [...transferWhere, ...range]),
     );
   else if (byToken) {
-    // A transfer to oneself is in both ranges, kept once by the union of their keys. Left out of the
+    // A transfer to oneself is in both ranges, and kept once when they merge. Left out of the
     // recipient's range instead, row by row, it made that range read every transfer to oneself newer than
     // the page's last one received from another (docs/performance.md, "Transfers to oneself").
     const sides = [
@@ -257,13 +257,13 @@ export async function listTokenTransfers(
             `t.token_contract_type IN (${typeParams.join(", ")})`,
             `EXISTS (SELECT 1 FROM tokens k WHERE k.address = ${tokenParam} AND k.type IN (${typeParams.join(", ")}))`,
           ];
-    transfers = `${firstOfRanges(
-      "t.block_number, t.log_index",
+    transfers = firstOfRanges(
+      "t.*",
       "token_transfers t",
       "t",
       sides.map((side) => [...side, ...transferWhere, ...typesOfToken]),
-      { as: "a", union: "UNION" },
-    )} ${joinTransfers}`;
+      { shareRows: true },
+    );
   } else {
     // The keys from the address's index alone: joined there, the planner may walk every transfer of the
     // chain newest first and look each up in the address's index when it expects many matches.
