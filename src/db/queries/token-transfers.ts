@@ -242,7 +242,7 @@ export async function listTokenTransfers(
   else if (byToken) {
     // A transfer to oneself is in both ranges, and kept once when they merge. Left out of the
     // recipient's range instead, row by row, it made that range read every transfer to oneself newer than
-    // the page's last one received from another (docs/performance.md, "Transfers to oneself").
+    // the page's last one received from another (docs/performance.md, "Left-aligned topics and transfers to oneself").
     const sides = [
       filter !== "to" && [`t.from_address = ${addressParam}`],
       filter !== "from" && [`t.to_address = ${addressParam}`],
