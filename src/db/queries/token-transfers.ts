@@ -240,9 +240,9 @@ export async function listTokenTransfers(
       typeRanges("t").map((range) => [...transferWhere, ...range]),
     );
   else if (byToken) {
-    // A transfer to oneself is in both ranges, and kept once when they merge. Left out of the
-    // recipient's range instead, row by row, it made that range read every transfer to oneself newer than
-    // the page's last one received from another (docs/performance.md, "Left-aligned topics and transfers to oneself").
+    // A transfer to oneself is in both ranges, and kept once when they merge. Left out of the recipient's
+    // range instead, row by row, it made that range read every transfer to oneself newer than the page's
+    // last one received from another (docs/performance.md, "Left-aligned topics and transfers to oneself").
     const sides = [
       filter !== "to" && [`t.from_address = ${addressParam}`],
       filter !== "from" && [`t.to_address = ${addressParam}`],
@@ -262,7 +262,7 @@ export async function listTokenTransfers(
       "token_transfers t",
       "t",
       sides.map((side) => [...side, ...transferWhere, ...typesOfToken]),
-      { shareRows: true },
+      { shareRows: sides.length > 1 },
     );
   } else {
     // The keys from the address's index alone: joined there, the planner may walk every transfer of the
