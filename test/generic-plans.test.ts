@@ -20,7 +20,7 @@ import { findUniswapV3Pools } from "../src/db/queries/uniswap-v3-pools.ts";
 import { listWithdrawals } from "../src/db/queries/withdrawals.ts";
 import { readUnfetchedInstances } from "../src/db/token-instances.ts";
 import { uniswapV3PoolTopics } from "../src/decode/actions/uniswap-v3.ts";
-import { wrapTopics } from "../src/decode/summarize-transaction.ts";
+import { summarizedInnerEffects, wrapTopics } from "../src/decode/summarize-transaction.ts";
 import { transferTopic } from "../src/decode/token-transfer.ts";
 import { required } from "../src/required.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
@@ -848,11 +848,15 @@ describe.each(databaseKinds)("the plan of a summary's inner calls on %s", (kind)
         UNION ALL VALUES (${bytes(sender)}, 7, 0, 5001, 2), (${bytes(created)}, 7, 0, 5002, 4);
         ANALYZE;`);
       const statements: Statement[] = [];
-      const effects = await listInnerEffects(recording(test.db, statements), {
-        block_number: 7,
-        index: 0,
-        from_address: sender,
-      });
+      const effects = await listInnerEffects(
+        recording(test.db, statements),
+        {
+          block_number: 7,
+          index: 0,
+          from_address: sender,
+        },
+        summarizedInnerEffects,
+      );
       expect(
         effects.map(({ to_address, created_contract, value }) => [to_address, created_contract, value]),
       ).toEqual([
@@ -862,6 +866,49 @@ describe.each(databaseKinds)("the plan of a summary's inner calls on %s", (kind)
       // The sender's received call and its frame, the creation: 5,002 calls before.
       const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
       expect(read.reduce((sum, [, rows]) => sum + rows, 0)).toBe(3);
+    } finally {
+      await test.drop();
+    }
+  });
+
+  it("reads the first creations and payments back it tells, however many the transaction made", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      // A factory's transaction: 10,000 calls creating contracts, then 10,000 paying the sender back.
+      const [factory, sender] = ["0x0fac", "0x005e"];
+      const calls = 20_000;
+      const bytes = (hex: string) => `'\\x${hex.slice(2)}'::bytea`;
+      const frame = (index: string, to: string, createdContract: string, value: string) =>
+        `SELECT 7, 0, ${index}, ${index}, 'call', ${bytes(factory)}, ${to}, ${createdContract}, ${value}, 0, 0,
+           '\\x'::bytea, '\\x'::bytea, NULL, ARRAY[0]`;
+      await test.db.exec(`
+        INSERT INTO internal_transactions (block_number, transaction_index, index, block_index, type, from_address,
+          to_address, created_contract, value, gas, gas_used, input, output, error, trace_address)
+        ${frame("g", "NULL::bytea", "int4send(g)", "0")} FROM generate_series(1, ${calls / 2}) g
+        UNION ALL ${frame(`${calls / 2} + g`, bytes(sender), "NULL::bytea", "g")} FROM generate_series(1, ${calls / 2}) g;
+        INSERT INTO address_internal_transactions (address, block_number, transaction_index, index, direction)
+        SELECT ${bytes(factory)}, 7, 0, g, 1 FROM generate_series(1, ${calls}) g
+        UNION ALL SELECT int4send(g), 7, 0, g, 4 FROM generate_series(1, ${calls / 2}) g
+        UNION ALL SELECT ${bytes(sender)}, 7, 0, ${calls / 2} + g, 2 FROM generate_series(1, ${calls / 2}) g;
+        ANALYZE;`);
+      const statements: Statement[] = [];
+      const effects = await listInnerEffects(
+        recording(test.db, statements),
+        { block_number: 7, index: 0, from_address: sender },
+        summarizedInnerEffects,
+      );
+      const first = Array.from({ length: summarizedInnerEffects }, (_, i) => i + 1);
+      expect(
+        effects.map(({ created_contract }) => created_contract).filter((created) => created !== null),
+      ).toEqual(first.map((g) => `0x${g.toString(16).padStart(8, "0")}`));
+      expect(effects.filter(({ to_address }) => to_address === sender).map(({ value }) => value)).toEqual(
+        first.map(String),
+      );
+      // Each kind's first rows, each payment with its frame: not the thousands after them.
+      const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
+      expect(read.reduce((sum, [, rows]) => sum + rows, 0)).toBeLessThanOrEqual(
+        3 * (summarizedInnerEffects + 1),
+      );
     } finally {
       await test.drop();
     }

@@ -1,7 +1,19 @@
-import { encodeFunctionData, erc20Abi, erc721Abi, maxUint256, parseEther, zeroAddress } from "viem";
+import {
+  encodeFunctionData,
+  erc20Abi,
+  erc721Abi,
+  formatEther,
+  maxUint256,
+  parseEther,
+  zeroAddress,
+} from "viem";
 import { describe, expect, it } from "vitest";
 import { at } from "../../test/support/elements.ts";
-import { type SummarizeTransactionParameters, summarizeTransaction } from "./summarize-transaction.ts";
+import {
+  type SummarizeTransactionParameters,
+  summarizedInnerEffects,
+  summarizeTransaction,
+} from "./summarize-transaction.ts";
 
 const alice = "0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 const bob = "0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
@@ -282,5 +294,40 @@ describe("summarizeTransaction", () => {
         { action_type: "Receive", amount: "0.5", native: "ETH", from_address: factory },
       ],
     ]);
+  });
+
+  it("tells the first creations and payments back of a transaction that made more", () => {
+    const factory = "0x4000000000000000000000000000000000000004";
+    const clone = (n: number) => `0x5${n.toString(16).padStart(39, "0")}`;
+    const many = Array.from({ length: summarizedInnerEffects + 5 }, (_, n) => n + 1);
+    const transaction = { ...base.transaction, to_address: factory, input: "0x12345678" };
+    const created = summarizeTransaction({
+      ...base,
+      transaction,
+      toIsContract: true,
+      innerEffects: many.map((n) => ({
+        from_address: factory,
+        to_address: null,
+        created_contract: clone(n),
+        value: "0",
+      })),
+    });
+    expect(
+      created.map(({ summary_template_variables }) => summary_template_variables.contract_address?.value),
+    ).toEqual(many.slice(0, summarizedInnerEffects).map(clone));
+    const received = summarizeTransaction({
+      ...base,
+      transaction,
+      toIsContract: true,
+      innerEffects: many.map((n) => ({
+        from_address: factory,
+        to_address: alice,
+        created_contract: null,
+        value: String(n),
+      })),
+    });
+    expect(
+      received.map(({ summary_template_variables }) => summary_template_variables.amount?.value),
+    ).toEqual(many.slice(0, summarizedInnerEffects).map((n) => formatEther(BigInt(n))));
   });
 });

@@ -8,6 +8,7 @@ import {
   type Entry,
   type SummarizeTransactionParameters,
   summaries,
+  summarizedInnerEffects,
   type TransactionSummary,
   text,
   tokenVariable,
@@ -22,6 +23,7 @@ export type {
   SummaryVariable,
   TransactionSummary,
 } from "./summaries/summary.ts";
+export { summarizedInnerEffects } from "./summaries/summary.ts";
 export { summarizedTransfers } from "./summaries/transfer-summaries.ts";
 export { wrapTopics } from "./summaries/wrap-summaries.ts";
 
@@ -45,9 +47,10 @@ export function summarizeTransaction(parameters: SummarizeTransactionParameters)
   // Contracts created by the transaction's inner calls (a factory's clone, a pool, a user's account).
   result.push(
     ...summaries(
-      parameters.innerEffects.flatMap((effect) =>
-        effect.created_contract === null ? [] : [creation(parameters, effect.created_contract)],
-      ),
+      parameters.innerEffects
+        .flatMap((effect) => (effect.created_contract === null ? [] : [effect.created_contract]))
+        .slice(0, summarizedInnerEffects)
+        .map((created) => creation(parameters, created)),
     ),
   );
   const told = [

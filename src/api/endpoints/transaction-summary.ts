@@ -8,6 +8,7 @@ import { findUserOperations } from "../../db/queries/user-operations.ts";
 import { describeCall } from "../../decode/describe-call.ts";
 import {
   type SummaryVariable,
+  summarizedInnerEffects,
   summarizedTransfers,
   summarizeTransaction,
   wrapTopics,
@@ -156,7 +157,7 @@ export const transactionSummary = defineEndpoint<{ Params: { transaction_hash_pa
         limit: summarizedTransfers,
         oldestFirst: true,
       }),
-      listInnerEffects(db, { ...key, from_address: transaction.from_address }),
+      listInnerEffects(db, { ...key, from_address: transaction.from_address }, summarizedInnerEffects),
       asked.then((logs) => actionsOfLogs(db, context.protocols, logs)),
       findAddresses(db, [], {
         withAbis: transaction.to_address === null ? [] : [transaction.to_address],

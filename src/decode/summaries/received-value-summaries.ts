@@ -5,6 +5,7 @@ import {
   type Entry,
   type SummarizeTransactionParameters,
   summaries,
+  summarizedInnerEffects,
   type TransactionSummary,
   text,
 } from "./summary.ts";
@@ -15,6 +16,7 @@ export function receivedValueSummaries(parameters: SummarizeTransactionParameter
   return summaries(
     innerEffects
       .filter((effect) => effect.to_address === transaction.from_address && BigInt(effect.value) > 0n)
+      .slice(0, summarizedInnerEffects)
       .map(
         (effect): Entry => [
           "{action_type} {amount} {native} from {from_address}",

@@ -37,7 +37,10 @@ export type SummarizeTransactionParameters = {
   /** The called function's name as decoded, else its selector; null without input. */
   method: string | null;
   tokenTransfers: SummaryTokenTransfer[];
-  /** The transaction's inner calls that created a contract or sent value back to its sender, lowercase hex. */
+  /**
+   * The transaction's inner calls that created a contract or sent value back to its sender, lowercase hex, in
+   * their order; the first `summarizedInnerEffects` of each kind are told.
+   */
   innerEffects: {
     from_address: string;
     to_address: string | null;
@@ -53,6 +56,12 @@ export type SummarizeTransactionParameters = {
   /** The chain's native currency symbol. */
   nativeSymbol: string;
 };
+
+/**
+ * Contracts created by inner calls, and payments back to the sender, told one by one, at most this many of each:
+ * a factory's transaction that created thousands is told by its first ones.
+ */
+export const summarizedInnerEffects = 10;
 
 export type Variables = Record<string, SummaryVariable | null>;
 /** A template with its variables, any of which may be missing. */
