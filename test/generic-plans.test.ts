@@ -565,7 +565,10 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
       SELECT block_number, log_index, transaction_index, token_address, '\\x${topic.slice(2)}', '\\x'
       FROM token_transfers;
       UPDATE logs SET topic0 = '\\x${swapTopic.slice(2)}' WHERE block_number IN (${swapped}) AND log_index = 5;
-      UPDATE logs SET topic0 = '\\x${transferTopic.slice(2)}' WHERE block_number = ${minted} AND log_index = 7;
+      UPDATE logs SET address = int4send((${minted * perBlock + 7} % ${tokens}) + 1),
+        topic0 = '\\x${transferTopic.slice(2)}',
+        topic1 = decode(lpad(CASE log_index WHEN 7 THEN '' ELSE to_hex(log_index + 1) END, 64, '0'), 'hex')
+      WHERE block_number = ${minted} AND log_index <> 3;
       UPDATE logs SET address = '\\x${wrapper.slice(2)}' WHERE block_number = ${wrapped};
       UPDATE logs SET topic0 = '\\x${depositTopic.slice(2)}' WHERE block_number = ${wrapped} AND log_index = 9;
       ANALYZE;
@@ -574,7 +577,8 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
   afterAll(() => test.drop());
 
   const newest = Array.from({ length: 50 }, (_, i) => blocks - i);
-  // Among the newest, two pools' swaps and a position's mint: the events of a page's actions.
+  // Among the newest, two pools' swaps and a position's mint: the events of a page's actions. The mint's
+  // transaction is all the position manager's transfers (but the log 3 the cases below read), one the mint.
   const swapTopic = required(uniswapV3PoolTopics[3], "Swap");
   const swapped = [blocks - 2, blocks - 1];
   const minted = blocks - 3;
@@ -680,15 +684,36 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
       [minted, 7, transferTopic],
       ...swapped.map((number) => [number, 5, swapTopic]),
     ]);
-    // The swaps from the index of pools' events, the mint from the position manager's own logs, and the
-    // pool's (none): read whole, the transactions' 1,750 logs. (A scan's rows are its loops' mean, rounded.)
+    // The swaps from the index of pools' events, the mint from the position manager's transfers from zero,
+    // and the pool's (none): read whole, the transactions' 1,750 logs; by the position manager's address, its
+    // 33 other transfers. (A scan's rows are its loops' mean, rounded.)
     const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
     expect(read.map(([, , index]) => index)).toEqual([
       "logs_uniswap_v3_pool_events",
-      "logs_address",
+      "logs_topic1",
       "logs_address",
     ]);
     expect(read.reduce((sum, [, rows]) => sum + rows, 0)).toBeLessThanOrEqual(3);
+  });
+
+  it("the mint of one transaction, whose position manager made 34 transfers in it: only the mint is read", async () => {
+    const statements: Statement[] = [];
+    const positionManager = `0x${(((minted * perBlock + 7) % tokens) + 1).toString(16).padStart(8, "0")}`;
+    const [transaction] = wholeBlocks([minted]);
+    const rows = await listTransactionLogs(recording(db, statements), {
+      transactions: [required(transaction, "a transaction")],
+      events: actionEvents({
+        uniswapV3Factory: null,
+        uniswapV3PositionManager: positionManager,
+        aaveV3Pool: null,
+      }),
+    });
+    expect(rows.map((row) => [row.log_index, row.address, row.topics[0]])).toEqual([
+      [7, positionManager, transferTopic],
+    ]);
+    // By the emitter's first topic, its 34 transfers in the transaction.
+    const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
+    expect(read).toEqual([["logs", 1, "logs_topic1"]]);
   });
 
   it("the wraps of one transaction, whose called contract emitted its every log: only the wraps are read", async () => {

@@ -1,3 +1,4 @@
+import { zeroHash } from "viem";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/client.ts";
 import { type TransactionLogRange, transactionKey } from "../db/queries/of-transactions.ts";
@@ -40,8 +41,8 @@ export function actionEvents({
 }: ActionProtocols): LogEvents[] {
   return [
     ...(factory ? [{ topic0s: uniswapV3PoolTopics }] : []),
-    // The position manager's ERC-721 Transfer: its mints are `mint_nft` actions.
-    ...(positionManager ? [{ topic0s: [transferTopic], emitter: positionManager }] : []),
+    // The position manager's ERC-721 mints (Transfers from zero): `mint_nft` actions.
+    ...(positionManager ? [{ topic0s: [transferTopic], emitter: positionManager, topic1: zeroHash }] : []),
     ...(pool ? [{ topic0s: aaveV3PoolTopics, emitter: pool }] : []),
   ];
 }

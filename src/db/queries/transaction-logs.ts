@@ -14,8 +14,11 @@ export type TransactionLogRow = {
   data: string;
 };
 
-/** Logs with one of these first topics, and from `emitter` when it is given. */
-export type LogEvents = { topic0s: readonly string[]; emitter?: string };
+/**
+ * Logs with one of these first topics, from `emitter` when it is given, and with `topic1` as their second
+ * topic (the event's first indexed argument) when that is given too.
+ */
+export type LogEvents = { topic0s: readonly string[]; emitter?: string; topic1?: string };
 
 /** The log is of one of the events: the statement's filter, for a caller splitting what it was sent. */
 export function matchesEvents(
@@ -23,8 +26,10 @@ export function matchesEvents(
   events: readonly LogEvents[],
 ): boolean {
   return events.some(
-    ({ topic0s, emitter }) =>
-      topic0s.includes(log.topics[0] as string) && (emitter === undefined || emitter === log.address),
+    ({ topic0s, emitter, topic1 }) =>
+      topic0s.includes(log.topics[0] as string) &&
+      (emitter === undefined || emitter === log.address) &&
+      (topic1 === undefined || topic1 === log.topics[1]),
   );
 }
 
@@ -49,9 +54,20 @@ export async function listTransactionLogs(
 ): Promise<TransactionLogRow[]> {
   if (events.length === 0) return [];
   const { params, bind } = createParameters();
-  const matching = events.flatMap(({ topic0s, emitter }) => {
+  const matching = events.flatMap(({ topic0s, emitter, topic1 }) => {
     if (emitter === undefined) return [`l.topic0 IN (${topic0s.map(byteaLiteral).join(", ")})`];
     const address = bind(byteaParam(emitter));
+    const firstTopics = topic0s.map(byteaLiteral).join(", ");
+    // With its first argument (a position manager's mints: Transfers from zero), a range of the emitter's
+    // second-topic index per transaction, which holds only those: by its address, or its first topic, every
+    // other transfer of the emitter in the transaction was read too (thousands, moving positions in bulk).
+    if (topic1 !== undefined) {
+      const literal = byteaLiteral(topic1);
+      return [
+        `l.address = ${address} AND ${topicKeySql("l.topic1")} = ${topicKeySql(literal)}
+         AND l.topic1 = ${literal} AND l.topic0 IN (${firstTopics})`,
+      ];
+    }
     // One transaction (a summary, whose emitter is the called contract, which may have emitted thousands of
     // logs in it): each topic a range of the emitter's first-topic index (040), which holds only the event.
     if (transactions.length === 1)
