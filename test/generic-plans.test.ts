@@ -34,6 +34,7 @@ import { seedBlocks } from "./support/seed-blocks.ts";
 const busy = "0x00000000000000000000000000000000000000b0";
 const rare = "0x00000000000000000000000000000000000000a1";
 const topic = `0x${"ab".repeat(32)}`;
+const poolCreatedTopic = toEventSelector("PoolCreated(address,address,uint24,int24,address)");
 const blocks = 100_000;
 const tokens = 100_000;
 // The busy address's transfers of one ERC-20, in old blocks, beside as many of an ERC-721 between others.
@@ -564,7 +565,15 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
       INSERT INTO logs (block_number, log_index, transaction_index, address, topic0, data)
       SELECT block_number, log_index, transaction_index, token_address, '\\x${topic.slice(2)}', '\\x'
       FROM token_transfers;
-      UPDATE logs SET topic0 = '\\x${swapTopic.slice(2)}' WHERE block_number IN (${swapped}) AND log_index = 5;
+      UPDATE logs SET topic0 = '\\x${swapTopic.slice(2)}', address = ${poolAddressSql}
+      WHERE block_number IN (${[...swapped, notAPool]}) AND log_index = 5;
+      INSERT INTO logs (block_number, log_index, transaction_index, address, topic0, data)
+      SELECT 1, 100 + b, 99, '\\x${factory.slice(2)}'::bytea, '\\x${poolCreatedTopic.slice(2)}'::bytea,
+        decode(repeat('00', 44), 'hex') || ${poolAddressSql.replaceAll("block_number", "b")}
+      FROM unnest(ARRAY[${swapped}]) b
+      UNION ALL SELECT 1, 1000 + g, 99, '\\x${factory.slice(2)}', '\\x${poolCreatedTopic.slice(2)}',
+        decode(repeat('00', 44) || repeat('bb', 16), 'hex') || int4send(g)
+      FROM generate_series(1, 2000) g;
       UPDATE logs SET address = int4send((${minted * perBlock + 7} % ${tokens}) + 1),
         topic0 = '\\x${transferTopic.slice(2)}',
         topic1 = decode(lpad(CASE log_index WHEN 7 THEN '' ELSE to_hex(log_index + 1) END, 64, '0'), 'hex')
@@ -581,6 +590,11 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
   // transaction is all the position manager's transfers (but the log 3 the cases below read), one the mint.
   const swapTopic = required(uniswapV3PoolTopics[3], "Swap");
   const swapped = [blocks - 2, blocks - 1];
+  // The pools are the factory's (it announced them, and 2,000 others, in the first block); the Swap of another
+  // contract is not.
+  const notAPool = blocks - 5;
+  const factory = "0x00f1";
+  const poolAddressSql = "decode(repeat('aa', 16), 'hex') || int4send(block_number::int4)";
   const minted = blocks - 3;
   // A transaction whose called contract emitted all of its logs, one of them a wrap's deposit.
   const wrapped = blocks - 4;
@@ -672,7 +686,7 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
     const statements: Statement[] = [];
     const positionManager = `0x${(((minted * perBlock + 7) % tokens) + 1).toString(16).padStart(8, "0")}`;
     const protocols = {
-      uniswapV3Factory: "0xf1",
+      uniswapV3Factory: factory,
       uniswapV3PositionManager: positionManager,
       aaveV3Pool: "0xa1",
     };
@@ -684,16 +698,18 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
       [minted, 7, transferTopic],
       ...swapped.map((number) => [number, 5, swapTopic]),
     ]);
-    // The swaps from the index of pools' events, the mint from the position manager's transfers from zero,
-    // and the pool's (none): read whole, the transactions' 1,750 logs; by the position manager's address, its
-    // 33 other transfers. (A scan's rows are its loops' mean, rounded.)
+    // The swaps from the index of pools' events, each emitter's announcement by the pool's address (not the
+    // factory's 2,002), the mint from the position manager's transfers from zero, and the pool's (none): read
+    // whole, the transactions' 1,750 logs; by the position manager's address, its 33 other transfers. (A
+    // scan's rows are its loops' mean, rounded.)
     const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
     expect(read.map(([, , index]) => index)).toEqual([
       "logs_uniswap_v3_pool_events",
+      "logs_pool_created",
       "logs_topic1",
       "logs_address",
     ]);
-    expect(read.reduce((sum, [, rows]) => sum + rows, 0)).toBeLessThanOrEqual(3);
+    expect(read.reduce((sum, [, rows]) => sum + rows, 0)).toBeLessThanOrEqual(7);
   });
 
   it("the mint of one transaction, whose position manager made 34 transfers in it: only the mint is read", async () => {
@@ -822,12 +838,11 @@ describe.each(databaseKinds)("the plan of a page's Uniswap v3 pools on %s", (kin
     try {
       const factory = `0x${"f1".repeat(20)}`;
       const impostor = `0x${"f2".repeat(20)}`;
-      const poolCreated = toEventSelector("PoolCreated(address,address,uint24,int24,address)");
       // The factory's 20,000 pools (0xaa…, one a block) and one "pool" another contract announced the same way.
       const word = (hex: string) => `decode(lpad(${hex}, 64, '0'), 'hex')`;
       const createdBy = (emitter: string, from: number, to: number) => `
         INSERT INTO logs (block_number, log_index, transaction_index, address, topic0, topic1, topic2, topic3, data)
-        SELECT g, 0, 0, '\\x${emitter.slice(2)}', '\\x${poolCreated.slice(2)}', ${word("to_hex(g)")},
+        SELECT g, 0, 0, '\\x${emitter.slice(2)}', '\\x${poolCreatedTopic.slice(2)}', ${word("to_hex(g)")},
           ${word("to_hex(g + 1000000)")}, ${word("'bb8'")},
           ${word("'3c'")} || decode(repeat('00', 12) || 'aa' || lpad(to_hex(g), 38, '0'), 'hex')
         FROM generate_series(${from}, ${to}) g;`;

@@ -40,7 +40,7 @@ export function actionEvents({
   aaveV3Pool: pool,
 }: ActionProtocols): LogEvents[] {
   return [
-    ...(factory ? [{ topic0s: uniswapV3PoolTopics }] : []),
+    ...(factory ? [{ topic0s: uniswapV3PoolTopics, poolsOf: factory }] : []),
     // The position manager's ERC-721 mints (Transfers from zero): `mint_nft` actions.
     ...(positionManager ? [{ topic0s: [transferTopic], emitter: positionManager, topic1: zeroHash }] : []),
     ...(pool ? [{ topic0s: aaveV3PoolTopics, emitter: pool }] : []),

@@ -3,6 +3,7 @@ import { topicKeySql } from "../log-topic-keys.ts";
 import { byteaLiteral, byteaParam, byteaText } from "../table-rows.ts";
 import { createParameters, hexColumn } from "./keyset.ts";
 import { rowsOfTransactions, type TransactionLogRange } from "./of-transactions.ts";
+import { poolCreatedSql } from "./uniswap-v3-pools.ts";
 
 /** A log as the decoders need it, keyed by its transaction's position. */
 export type TransactionLogRow = {
@@ -18,7 +19,13 @@ export type TransactionLogRow = {
  * Logs with one of these first topics, from `emitter` when it is given, and with `topic1` as their second
  * topic (the event's first indexed argument) when that is given too.
  */
-export type LogEvents = { topic0s: readonly string[]; emitter?: string; topic1?: string };
+export type LogEvents = {
+  topic0s: readonly string[];
+  emitter?: string;
+  topic1?: string;
+  /** Only from the pools this Uniswap v3 factory created (with no `emitter`): checked in the database. */
+  poolsOf?: string;
+};
 
 /** The log is of one of the events: the statement's filter, for a caller splitting what it was sent. */
 export function matchesEvents(
@@ -54,8 +61,15 @@ export async function listTransactionLogs(
 ): Promise<TransactionLogRow[]> {
   if (events.length === 0) return [];
   const { params, bind } = createParameters();
-  const matching = events.flatMap(({ topic0s, emitter, topic1 }) => {
-    if (emitter === undefined) return [`l.topic0 IN (${topic0s.map(byteaLiteral).join(", ")})`];
+  const matching = events.flatMap(({ topic0s, emitter, topic1, poolsOf }) => {
+    const anyEmitter = `l.topic0 IN (${topic0s.map(byteaLiteral).join(", ")})`;
+    // Pools' events by their topics, each emitter checked against the factory's announcements here: other
+    // contracts emit the same events (forks, spam), thousands in a transaction, which left the database.
+    if (emitter === undefined && poolsOf !== undefined)
+      return [
+        `${anyEmitter} AND EXISTS (SELECT FROM logs p WHERE ${poolCreatedSql("p", bind(byteaParam(poolsOf)), "l.address")})`,
+      ];
+    if (emitter === undefined) return [anyEmitter];
     const address = bind(byteaParam(emitter));
     const firstTopics = topic0s.map(byteaLiteral).join(", ");
     // With its first argument (a position manager's mints: Transfers from zero), a range of the emitter's

@@ -10,6 +10,17 @@ import { byteaLiteral, byteaParam, byteaText } from "../table-rows.ts";
  */
 const poolCreatedTopic = toEventSelector(getAbiItem({ abi: uniswapV3FactoryAbi, name: "PoolCreated" }));
 
+/**
+ * The condition that `factory`'s `PoolCreated` log `alias` announced the pool whose address (bytea) is `pool`:
+ * the pool address is the second word of the log's data, which `logs_pool_created` is keyed by. The factory
+ * is checked on the row (`IS TRUE` keeps the emitter's indexes out): a plan kept for any factory otherwise
+ * took the factory's range of `PoolCreated` logs, all of its pools, for each pool looked up.
+ */
+export function poolCreatedSql(alias: string, factory: string, pool: string): string {
+  return `${alias}.topic0 = ${byteaLiteral(poolCreatedTopic)} AND substring(${alias}.data FROM 45 FOR 20) = ${pool}
+       AND (${alias}.address = ${factory}) IS TRUE AND length(${alias}.data) = 64`;
+}
+
 /** The two tokens of a pool, lowercase hex, as its factory announced them. */
 export type UniswapV3Pool = { token0: string; token1: string };
 
@@ -34,9 +45,8 @@ export async function findUniswapV3Pools(
     `SELECT '0x' || encode(substring(data FROM 45 FOR 20), 'hex') AS pool,
        '0x' || encode(substring(topic1 FROM 13), 'hex') AS token0,
        '0x' || encode(substring(topic2 FROM 13), 'hex') AS token1
-     FROM logs
-     WHERE topic0 = ${byteaLiteral(poolCreatedTopic)} AND substring(data FROM 45 FOR 20) = ANY($2::text[]::bytea[])
-       AND address = $1 AND length(data) = 64`,
+     FROM logs p
+     WHERE ${poolCreatedSql("p", "$1", "ANY($2::text[]::bytea[])")}`,
     [byteaParam(factory), candidates.map(byteaText)],
   );
   return new Map(rows.map(({ pool, token0, token1 }) => [pool, { token0, token1 }]));
