@@ -23,7 +23,10 @@ export type LogEvents = {
   topic0s: readonly string[];
   emitter?: string;
   topic1?: string;
-  /** Only from the pools this Uniswap v3 factory created (with no `emitter`): checked in the database. */
+  /**
+   * Only from the pools this Uniswap v3 factory created (with no `emitter`): checked in the statement, not by
+   * `matchesEvents`.
+   */
   poolsOf?: string;
 };
 
@@ -65,10 +68,10 @@ export async function listTransactionLogs(
     const anyEmitter = `l.topic0 IN (${topic0s.map(byteaLiteral).join(", ")})`;
     // Pools' events by their topics, each emitter checked against the factory's announcements here: other
     // contracts emit the same events (forks, spam), thousands in a transaction, which left the database.
-    if (emitter === undefined && poolsOf !== undefined)
-      return [
-        `${anyEmitter} AND EXISTS (SELECT FROM logs p WHERE ${poolCreatedSql("p", bind(byteaParam(poolsOf)), "l.address")})`,
-      ];
+    if (emitter === undefined && poolsOf !== undefined) {
+      const announced = poolCreatedSql("p", bind(byteaParam(poolsOf)), "l.address");
+      return [`${anyEmitter} AND EXISTS (SELECT FROM logs p WHERE ${announced})`];
+    }
     if (emitter === undefined) return [anyEmitter];
     const address = bind(byteaParam(emitter));
     const firstTopics = topic0s.map(byteaLiteral).join(", ");

@@ -25,11 +25,11 @@ export type InnerEffectRow = {
 
 /**
  * The inner calls of a transaction that a summary tells, and that did not fail (the top-level call is the
- * transaction itself): the first `limit` contracts they created and the first `limit` payments they sent back to
- * the transaction's sender. Each is read from an index that holds only its kind, in the calls' order: the payments
- * among the sender's received calls, the creations from migration 037's index of them. Read from the
- * transaction's calls and filtered, a disperse to thousands of addresses was read whole to find none; read
- * unbounded, a factory's transaction that created 100,000 contracts took seconds to tell ten of them.
+ * transaction itself): the first `limit` contracts they created and the first `limit` payments they sent
+ * back to the transaction's sender. Each is read from an index that holds only its kind, in the calls'
+ * order: the payments among the sender's received calls, the creations from migration 037's index of them.
+ * Read from the transaction's calls and filtered, a disperse to thousands of addresses was read whole to find
+ * none; read unbounded, a factory's transaction that created 100,000 contracts took seconds to tell ten.
  */
 export async function listInnerEffects(
   db: Queryable,

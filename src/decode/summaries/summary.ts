@@ -58,8 +58,8 @@ export type SummarizeTransactionParameters = {
 };
 
 /**
- * Contracts created by inner calls, and payments back to the sender, told one by one, at most this many of each:
- * a factory's transaction that created thousands is told by its first ones.
+ * Contracts created by inner calls, and payments back to the sender, told one by one, at most this many of
+ * each: a factory's transaction that created thousands is told by its first ones.
  */
 export const summarizedInnerEffects = 10;
 
