@@ -586,8 +586,8 @@ describe.each(databaseKinds)("plans of the transfers and logs of given transacti
   afterAll(() => test.drop());
 
   const newest = Array.from({ length: 50 }, (_, i) => blocks - i);
-  // Among the newest, two pools' swaps and a position's mint: the events of a page's actions. The mint's
-  // transaction is all the position manager's transfers (but the log 3 the cases below read), one the mint.
+  // Among the newest, two pools' swaps and a position's mint: the events of a page's actions. Every log of the
+  // mint's transaction but log 3 (which the cases below read) is a transfer of the position manager.
   const swapTopic = required(uniswapV3PoolTopics[3], "Swap");
   const swapped = [blocks - 2, blocks - 1];
   // The pools are the factory's (it announced them, and 2,000 others, in the first block); the Swap of another
@@ -868,20 +868,23 @@ describe.each(databaseKinds)("the plan of a page's Uniswap v3 pools on %s", (kin
 });
 
 describe.each(databaseKinds)("the plan of a summary's inner calls on %s", (kind) => {
+  const bytes = (hex: string) => `'\\x${hex.slice(2)}'::bytea`;
+  const insertFrames = `INSERT INTO internal_transactions (block_number, transaction_index, index, block_index, type,
+    from_address, to_address, created_contract, value, gas, gas_used, input, output, error, trace_address)`;
+  /** A successful call frame of the transaction at block 7, index 0, from `from`, as a SELECT of SQL values. */
+  const frame = (from: string, index: string, to: string, createdContract: string, value: string | number) =>
+    `SELECT 7, 0, ${index}, ${index}, 'call', ${bytes(from)}, ${to}, ${createdContract}, ${value}, 0, 0,
+       '\\x'::bytea, '\\x'::bytea, NULL, ARRAY[0]`;
   it("reads the payments to the sender and the creations, however many other calls the transaction made", async () => {
     const test = await createTestDatabase(kind);
     try {
       // A disperse: 5,000 calls paying others, one paying the sender back, one creating a contract.
       const [payer, sender, created] = ["0x0a70", "0x005e", "0x0c4ea7"];
-      const bytes = (hex: string) => `'\\x${hex.slice(2)}'::bytea`;
-      const frame = (index: string, to: string, createdContract: string, value: number) =>
-        `SELECT 7, 0, ${index}, ${index}, 'call', ${bytes(payer)}, ${to}, ${createdContract}, ${value}, 0, 0,
-           '\\x'::bytea, '\\x'::bytea, NULL, ARRAY[0]`;
       await test.db.exec(`
-        INSERT INTO internal_transactions (block_number, transaction_index, index, block_index, type, from_address,
-          to_address, created_contract, value, gas, gas_used, input, output, error, trace_address)
-        ${frame("g", "int4send(g)", "NULL::bytea", 1)} FROM generate_series(1, 5000) g
-        UNION ALL ${frame("5001", bytes(sender), "NULL::bytea", 5)} UNION ALL ${frame("5002", "NULL::bytea", bytes(created), 0)};
+        ${insertFrames}
+        ${frame(payer, "g", "int4send(g)", "NULL::bytea", 1)} FROM generate_series(1, 5000) g
+        UNION ALL ${frame(payer, "5001", bytes(sender), "NULL::bytea", 5)}
+        UNION ALL ${frame(payer, "5002", "NULL::bytea", bytes(created), 0)};
         INSERT INTO address_internal_transactions (address, block_number, transaction_index, index, direction)
         SELECT ${bytes(payer)}, 7, 0, g, 1 FROM generate_series(1, 5002) g
         UNION ALL SELECT int4send(g), 7, 0, g, 2 FROM generate_series(1, 5000) g
@@ -917,15 +920,10 @@ describe.each(databaseKinds)("the plan of a summary's inner calls on %s", (kind)
       // A factory's transaction: 10,000 calls creating contracts, then 10,000 paying the sender back.
       const [factory, sender] = ["0x0fac", "0x005e"];
       const calls = 20_000;
-      const bytes = (hex: string) => `'\\x${hex.slice(2)}'::bytea`;
-      const frame = (index: string, to: string, createdContract: string, value: string) =>
-        `SELECT 7, 0, ${index}, ${index}, 'call', ${bytes(factory)}, ${to}, ${createdContract}, ${value}, 0, 0,
-           '\\x'::bytea, '\\x'::bytea, NULL, ARRAY[0]`;
       await test.db.exec(`
-        INSERT INTO internal_transactions (block_number, transaction_index, index, block_index, type, from_address,
-          to_address, created_contract, value, gas, gas_used, input, output, error, trace_address)
-        ${frame("g", "NULL::bytea", "int4send(g)", "0")} FROM generate_series(1, ${calls / 2}) g
-        UNION ALL ${frame(`${calls / 2} + g`, bytes(sender), "NULL::bytea", "g")} FROM generate_series(1, ${calls / 2}) g;
+        ${insertFrames}
+        ${frame(factory, "g", "NULL::bytea", "int4send(g)", 0)} FROM generate_series(1, ${calls / 2}) g
+        UNION ALL ${frame(factory, `${calls / 2} + g`, bytes(sender), "NULL::bytea", "g")} FROM generate_series(1, ${calls / 2}) g;
         INSERT INTO address_internal_transactions (address, block_number, transaction_index, index, direction)
         SELECT ${bytes(factory)}, 7, 0, g, 1 FROM generate_series(1, ${calls}) g
         UNION ALL SELECT int4send(g), 7, 0, g, 4 FROM generate_series(1, ${calls / 2}) g

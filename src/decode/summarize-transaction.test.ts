@@ -301,33 +301,22 @@ describe("summarizeTransaction", () => {
     const clone = (n: number) => `0x5${n.toString(16).padStart(39, "0")}`;
     const many = Array.from({ length: summarizedInnerEffects + 5 }, (_, n) => n + 1);
     const transaction = { ...base.transaction, to_address: factory, input: "0x12345678" };
-    const created = summarizeTransaction({
-      ...base,
-      transaction,
-      toIsContract: true,
-      innerEffects: many.map((n) => ({
-        from_address: factory,
-        to_address: null,
-        created_contract: clone(n),
-        value: "0",
-      })),
-    });
+    /** The value of `variable` in each summary of a call whose inner calls had these effects. */
+    const told = (
+      effect: (n: number) => { to_address: string | null; created_contract: string | null; value: string },
+      variable: string,
+    ) =>
+      summarizeTransaction({
+        ...base,
+        transaction,
+        toIsContract: true,
+        innerEffects: many.map((n) => ({ from_address: factory, ...effect(n) })),
+      }).map(({ summary_template_variables }) => summary_template_variables[variable]?.value);
     expect(
-      created.map(({ summary_template_variables }) => summary_template_variables.contract_address?.value),
+      told((n) => ({ to_address: null, created_contract: clone(n), value: "0" }), "contract_address"),
     ).toEqual(many.slice(0, summarizedInnerEffects).map(clone));
-    const received = summarizeTransaction({
-      ...base,
-      transaction,
-      toIsContract: true,
-      innerEffects: many.map((n) => ({
-        from_address: factory,
-        to_address: alice,
-        created_contract: null,
-        value: String(n),
-      })),
-    });
-    expect(
-      received.map(({ summary_template_variables }) => summary_template_variables.amount?.value),
-    ).toEqual(many.slice(0, summarizedInnerEffects).map((n) => formatEther(BigInt(n))));
+    expect(told((n) => ({ to_address: alice, created_contract: null, value: String(n) }), "amount")).toEqual(
+      many.slice(0, summarizedInnerEffects).map((n) => formatEther(BigInt(n))),
+    );
   });
 });

@@ -74,7 +74,6 @@ export async function listTransactionLogs(
     }
     if (emitter === undefined) return [anyEmitter];
     const address = bind(byteaParam(emitter));
-    const firstTopics = topic0s.map(byteaLiteral).join(", ");
     // With its first argument (a position manager's mints: Transfers from zero), a range of the emitter's
     // second-topic index per transaction, which holds only those: by its address, or its first topic, every
     // other transfer of the emitter in the transaction was read too (thousands, moving positions in bulk).
@@ -82,7 +81,7 @@ export async function listTransactionLogs(
       const literal = byteaLiteral(topic1);
       return [
         `l.address = ${address} AND ${topicKeySql("l.topic1")} = ${topicKeySql(literal)}
-         AND l.topic1 = ${literal} AND l.topic0 IN (${firstTopics})`,
+         AND l.topic1 = ${literal} AND ${anyEmitter}`,
       ];
     }
     // One transaction (a summary, whose emitter is the called contract, which may have emitted thousands of
