@@ -1,7 +1,7 @@
 import type { Queryable } from "../client.ts";
 import { topicKeySql } from "../log-topic-keys.ts";
 import { byteaParam } from "../table-rows.ts";
-import { hexColumn, keysetCondition } from "./keyset.ts";
+import { hexColumn, keysetCondition, rangeOfOne } from "./keyset.ts";
 
 export type ListAddressLogsParameters = {
   address: string;
@@ -30,12 +30,13 @@ export type LogRow = {
  * One page of the logs an address emitted, newest first, from the (address, block, index) index, or
  * with `topic` from the per-position topic indexes: a range scan whatever the matches' age.
  *
- * With a topic, the plan is kept for any values (a generic plan): planning it again at every page took
- * longer than running it, and each position's index range holds only the address's logs with that topic,
- * so no plan reads more. Without one, the page is planned with its values: a plan kept for any address
- * cannot see how few logs the address has, and walked every log of the chain from the newest for an
- * address with one old log (0.8 s at 10 M transactions; docs/performance.md, "Generic plans, statement
- * by statement"). Its limit stays a parameter for that: written in, PostgreSQL's own choice kept that plan.
+ * The plan is kept for any values (a generic plan): planning it again at every page took longer than running
+ * it, and no plan reads more than the page. Without a topic, the address is a range of one value
+ * (`rangeOfOne`): as an equality, a plan kept for any address walked every log of the chain from the newest
+ * for an address with one old log (0.8 s at 10 M transactions; docs/performance.md, "Generic plans, statement
+ * by statement"), and one planned with the address's values walked every log older than the cursor for an
+ * address busy only in recent blocks. With a topic, each position's index range holds only the address's logs
+ * with that topic. The limit is written in: unknown, it makes the kept plan expect a tenth of the matches.
  */
 export async function listAddressLogs(
   db: Queryable,
@@ -49,11 +50,12 @@ export async function listAddressLogs(
     2,
   );
   const params: unknown[] = [byteaParam(address), ...keyset.params];
-  const order = "ORDER BY l.block_number DESC, l.log_index DESC";
-  // Written in where the plan is kept: unknown, it makes that plan expect a tenth of the matches.
-  const pageLimit = topic ? String(limit) : `$${params.push(limit)}`;
+  const pageOrder = "l.block_number DESC, l.log_index DESC";
+  const pageLimit = String(limit);
   let source = "logs l";
-  let condition = `l.address = $1 AND ${keyset.sql}`;
+  // The address's own index range, however common the planner takes the address to be.
+  let condition = `${rangeOfOne("l.address", "$1")} AND ${keyset.sql}`;
+  let order = `l.address DESC, ${pageOrder}`;
   if (topic) {
     const p = `$${params.push(byteaParam(topic))}`;
     // One index per position, keyed by a digest of the topic: each position gives its newest matches in
@@ -62,10 +64,11 @@ export async function listAddressLogs(
       (n) => `(SELECT l.block_number, l.log_index FROM logs l
          WHERE l.address = $1 AND ${keyset.sql}
            AND ${topicKeySql(`l.topic${n}`)} = ${topicKeySql(`${p}::bytea`)} AND l.topic${n} = ${p}
-         ${order} LIMIT ${pageLimit})`,
+         ORDER BY ${pageOrder} LIMIT ${pageLimit})`,
     );
     source = `(${positions.join(" UNION ")}) m JOIN logs l ON l.block_number = m.block_number AND l.log_index = m.log_index`;
     condition = "TRUE";
+    order = pageOrder;
   }
   return db.query<LogRow>(
     `SELECT l.block_number, l.log_index, ${hexColumn("b.hash", "block_hash")},
@@ -77,9 +80,9 @@ export async function listAddressLogs(
      JOIN blocks b ON b.number = l.block_number
      JOIN transactions t ON t.block_number = l.block_number AND t.index = l.transaction_index
      WHERE ${condition}
-     ${order}
+     ORDER BY ${order}
      LIMIT ${pageLimit}`,
     params,
-    { genericPlan: topic !== undefined, orderedScans: true },
+    { genericPlan: true, orderedScans: true },
   );
 }

@@ -27,6 +27,21 @@ export function keysetCondition(
   return { sql: `(${used.join(", ")}) ${operator} (${placeholders.join(", ")})`, params: present };
 }
 
+/**
+ * `column` equal to `value` (SQL), written so that only an index led by the column can give a page its order:
+ * as the range of that one value, the column then heading the page's `ORDER BY`. Written as an equality, the
+ * column is a constant to the planner, and an index in the page's order alone (a primary key by block and
+ * position) serves as well, the column checked row by row. The planner takes that walk when its statistics
+ * call the value common, and it reads every newer row when the value's rows are all of one age of the chain:
+ * an address busy only lately, read to its last page, a type of old blocks, a common token and a common
+ * recipient that never met (docs/performance.md, "Values common in one age of the chain"). The index's
+ * columns before this one must be equalities, and only one column may be written so: after a range, a
+ * column's bounds no longer end the scan, which reads on through the rows of the column's other values.
+ */
+export function rangeOfOne(column: string, value: string): string {
+  return `${column} BETWEEN ${value} AND ${value}`;
+}
+
 /** SQL for a bytea column as lowercase `0x` hex text, the same on both drivers. */
 export function hexColumn(column: string, alias: string): string {
   return `'0x' || encode(${column}, 'hex') AS ${alias}`;

@@ -2,7 +2,7 @@ import type { Queryable } from "../client.ts";
 import { type DirectionFilter, transferDirectionsFor } from "../direction.ts";
 import { byteaParam, tokenTypeLiteral } from "../table-rows.ts";
 import type { TransactionRow } from "./address-transactions.ts";
-import { createParameters, hexColumn } from "./keyset.ts";
+import { createParameters, hexColumn, rangeOfOne } from "./keyset.ts";
 import { rowsOfTransactions, type TransactionLogRange, transactionKey } from "./of-transactions.ts";
 import { type InstanceColumns, isUniqueSql, type TokenRow } from "./token-balances.ts";
 
@@ -142,11 +142,14 @@ export async function listTokenTransfers(
   // values: a type or an address may be rare, and only its values tell the planner so.
   const samePlanForAnyValues =
     transactions !== undefined || (address === undefined && token === undefined && types.length === 0);
-  // The limit stays a parameter. Unknown, it makes the planner price the plan PostgreSQL would keep for any
-  // values as reading a tenth of the rows, so each typed page is planned with its own values.
-  // As a literal, a type's generic plan (every transfer walked from the newest) was priced at 702 against
-  // 700–720 for the types' own plans, low enough to be kept, and took 0.8–11 s for a type that only old
-  // blocks hold (docs/performance.md, "An eleventh machine at 10 M").
+  // The limit is a parameter, but written into each range of one value (`rangeOfOne`): such a range is read
+  // in its column's order, so the page sorts the rows it takes from it, and with the limit unknown the plan
+  // PostgreSQL would keep for any values priced that sort as of a tenth of the range and was never kept:
+  // every such page was planned again (0.6 ms of its 1.0 at 10 M). A type written as an equality could not
+  // have its limit written in: its kept plan walked every transfer from the newest, priced as cheap as the
+  // type's own plans, and took 0.8–11 s for a type that only old blocks hold (docs/performance.md, "An
+  // eleventh machine at 10 M"); a range of the type's one value has no such plan.
+  if (!(Number.isSafeInteger(limit) && limit >= 0)) throw new RangeError(`not a page's limit: ${limit}`);
   const { params, bind } = createParameters([limit]);
   // Each type kept is its own index range scan (on the type stamped on the rows, see storeTokensAndTypes),
   // merged in page order: no walk past the transfers of other types, however old the matches are. An
@@ -203,8 +206,12 @@ export async function listTokenTransfers(
     conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : "";
   const joinTransfers =
     "JOIN token_transfers t ON t.block_number = a.block_number AND t.log_index = a.log_index";
-  const pageOrder = (alias: string) =>
-    `ORDER BY ${alias}.block_number DESC, ${alias}.log_index DESC LIMIT $1 + 1`;
+  // A range's conditions and, when it is the range of one value of a column (`rangeOfOne`), that column,
+  // which heads its order.
+  type Range = { where: string[]; of?: string };
+  const pageOrder = (alias: string, of?: string) =>
+    `ORDER BY ${of === undefined ? "" : `${of} DESC, `}${alias}.block_number DESC, ${alias}.log_index DESC
+     LIMIT ${of === undefined ? "$1 + 1" : limit + 1}`;
   // Every stored transfer gives at least one row (a batch without ids is malformed and not stored); the
   // cursor's own batch may give none past its position: one more transfer than the page's rows fills it.
   // Each range is read in page order and cut at that many before the ranges merge: left to merge them,
@@ -215,11 +222,11 @@ export async function listTokenTransfers(
     select: string,
     from: string,
     alias: string,
-    ranges: string[][],
+    ranges: Range[],
     { shareRows = false } = {},
   ) =>
     `(SELECT ${shareRows ? `DISTINCT ON (${alias}.block_number, ${alias}.log_index) ` : ""}* FROM (${ranges
-      .map((range) => `(SELECT ${select} FROM ${from} ${whereSql(range)} ${pageOrder(alias)})`)
+      .map(({ where, of }) => `(SELECT ${select} FROM ${from} ${whereSql(where)} ${pageOrder(alias, of)})`)
       .join(" UNION ALL ")}) ${alias} ${pageOrder(alias)}) ${alias}`;
   let transfers: string;
   if (!keysFirst) {
@@ -232,21 +239,28 @@ export async function listTokenTransfers(
     });
     if (ofTransactions === null) return [];
     transfers = ofTransactions;
-  } else if (address === undefined)
+  } else if (address === undefined) {
+    // Each type the range of its one value: a type common in old blocks only was found by walking every newer
+    // transfer, checking each one's type, in the plan made for its values.
+    const column = "t.token_contract_type";
     transfers = firstOfRanges(
       "t.*",
       "token_transfers t",
       "t",
-      typeRanges("t").map((range) => [...transferWhere, ...range]),
+      typeParams.length === 0
+        ? [{ where: transferWhere }]
+        : typeParams.map((type) => ({ where: [...transferWhere, rangeOfOne(column, type)], of: column })),
     );
-  else if (byToken) {
+  } else if (byToken) {
     // A transfer to oneself is in both ranges, and kept once when they merge. Left out of the recipient's
     // range instead, row by row, it made that range read every transfer to oneself newer than the page's
     // last one received from another (docs/performance.md, "Left-aligned topics and transfers to oneself").
-    const sides = [
-      filter !== "to" && [`t.from_address = ${addressParam}`],
-      filter !== "from" && [`t.to_address = ${addressParam}`],
-    ].filter((side) => side !== false);
+    // Each side is the range of the address's one value in the token's index by that party: an empty side
+    // (the address never received the token) was found so by walking every transfer of the chain, when the
+    // token and the address were each common, in the plan made for their values.
+    const sides = [filter !== "to" && "t.from_address", filter !== "from" && "t.to_address"].filter(
+      (side) => side !== false,
+    );
     // Every transfer of a token carries the token's type (restamped when it changes), so the types asked
     // for are the token's own or none of its transfers': one check of the token's row, before any range is
     // read. A range per type read every transfer between the address and the token for the types it is not.
@@ -261,7 +275,10 @@ export async function listTokenTransfers(
       "t.*",
       "token_transfers t",
       "t",
-      sides.map((side) => [...side, ...transferWhere, ...typesOfToken]),
+      sides.map((side) => ({
+        where: [rangeOfOne(side, addressParam), ...transferWhere, ...typesOfToken],
+        of: side,
+      })),
       { shareRows: sides.length > 1 },
     );
   } else {
@@ -271,7 +288,7 @@ export async function listTokenTransfers(
       "a.block_number, a.log_index",
       "address_token_transfers a",
       "a",
-      addressRanges.map((range) => [...addressWhere, ...range]),
+      addressRanges.map((range) => ({ where: [...addressWhere, ...range] })),
     )} ${joinTransfers}`;
   }
   const outerWhere = keysFirst ? [] : transferWhere;
