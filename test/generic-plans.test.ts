@@ -18,6 +18,7 @@ import { listInnerEffects } from "../src/db/queries/transaction.ts";
 import { listTransactionLogs, matchesEvents } from "../src/db/queries/transaction-logs.ts";
 import { findUniswapV3Pools } from "../src/db/queries/uniswap-v3-pools.ts";
 import { listWithdrawals } from "../src/db/queries/withdrawals.ts";
+import { deleteAbove } from "../src/db/tables.ts";
 import { readUnfetchedInstances } from "../src/db/token-instances.ts";
 import { uniswapV3PoolTopics } from "../src/decode/actions/uniswap-v3.ts";
 import { summarizedInnerEffects, wrapTopics } from "../src/decode/summarize-transaction.ts";
@@ -84,6 +85,11 @@ function literal(value: unknown): string {
  * its own.
  */
 async function rowsReadByPlan(test: TestDatabase, statement: Statement) {
+  return rowsReadIn(await planOf(test, statement));
+}
+
+/** The rows each scan of a plan read (kept and filtered out, over all its loops), by table. */
+function rowsReadIn(plan: PlanNode) {
   const read: [relation: string, rows: number, index: string | undefined][] = [];
   const walk = (node: PlanNode) => {
     const relation = node["Relation Name"];
@@ -98,7 +104,7 @@ async function rowsReadByPlan(test: TestDatabase, statement: Statement) {
       ]);
     for (const child of node.Plans ?? []) walk(child);
   };
-  walk(await planOf(test, statement));
+  walk(plan);
   return read;
 }
 
@@ -1054,6 +1060,87 @@ describe.each(databaseKinds)("the plan of a summary's inner calls on %s", (kind)
       // Each kind's first rows: not the thousands after them.
       const read = await rowsReadByPlan(test, required(statements[0], "SQL"));
       expect(read.reduce((sum, [, rows]) => sum + rows, 0)).toBe(2 * summarizedInnerEffects);
+    } finally {
+      await test.drop();
+    }
+  });
+});
+
+describe.each(databaseKinds)("the plan of a reorganization's take-back on %s", (kind) => {
+  it("reads the tokens and instances of the orphaned block, however many the chain has; links by key", async () => {
+    const test = await createTestDatabase(kind);
+    try {
+      const head = 100;
+      const many = 100_000;
+      await seedBlocks(test.db, 1, head);
+      // All but one of each from the first block; that one from the orphaned head.
+      await test.db.exec(`
+        INSERT INTO tokens (address, type, first_seen_block, read_at_block, holders_count)
+        SELECT int4send(g), 'ERC-721', CASE WHEN g = ${many} THEN ${head} ELSE 1 END,
+          CASE WHEN g = ${many} THEN ${head} ELSE 1 END, 0
+        FROM generate_series(1, ${many}) g;
+        INSERT INTO token_instances (token_address, token_id, first_seen_block)
+        SELECT int4send(1), g, CASE WHEN g = ${many} THEN ${head} ELSE 1 END FROM generate_series(1, ${many}) g;
+        ANALYZE;
+      `);
+      const plans: [text: string, plan: PlanNode][] = [];
+      const joins: [deleted: string, hashJoin: unknown, mergeJoin: unknown][] = [];
+      const joinSettings = async (tx: Queryable) =>
+        Object.values(
+          required(
+            (
+              await tx.query(
+                "SELECT current_setting('enable_hashjoin') AS h, current_setting('enable_mergejoin') AS m",
+              )
+            )[0],
+            "the settings",
+          ),
+        );
+      // Each statement on these tables runs under EXPLAIN ANALYZE in its place; the transaction is undone.
+      const explaining = (tx: Queryable): Queryable => ({
+        async query(text, params = [], options) {
+          const deleted = /^DELETE FROM (address\w*)/.exec(text)?.[1];
+          if (deleted !== undefined)
+            joins.push([deleted, ...(await joinSettings(tx))] as (typeof joins)[number]);
+          if (!/^(DELETE FROM|UPDATE) tokens?(_instances)? /.test(text))
+            return tx.query(text, params, options);
+          const [row] = await tx.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, params);
+          const plan = Object.values(required(row, "EXPLAIN's row"))[0];
+          const [explained] = (typeof plan === "string" ? JSON.parse(plan) : plan) as { Plan: PlanNode }[];
+          plans.push([text, required(explained, "the plan").Plan]);
+          return [];
+        },
+        exec: (text) => tx.exec(text),
+      });
+      const undone = new Error("undone");
+      await expect(
+        test.db.transaction(async (tx) => {
+          await deleteAbove(explaining(tx), BigInt(head - 1));
+          // Found by key, the address links and addresses are deleted without hash or merge joins (at 10 M
+          // transactions the planner read all 20 M links by hash from 64 orphaned blocks); the caller's
+          // statements after the take-back are planned as usual.
+          expect(joins.sort()).toEqual(
+            [
+              "address_internal_transactions",
+              "address_token_transfers",
+              "address_transactions",
+              "addresses",
+            ].map((table) => [table, "off", "off"]),
+          );
+          expect(await joinSettings(tx)).toEqual(["on", "on"]);
+          throw undone;
+        }),
+      ).rejects.toBe(undone);
+      // The instances' delete, the tokens' delete and supplies, the promotions' take-back: each read at most
+      // the one row of the orphaned block (a scan of the table read all 100,000).
+      expect(plans.map(([text]) => text.split(/ WHERE|,/)[0])).toEqual([
+        "DELETE FROM token_instances",
+        "DELETE FROM tokens",
+        "UPDATE tokens SET total_supply = NULL",
+        "UPDATE tokens SET type = type_before_promotion",
+      ]);
+      for (const [text, plan] of plans)
+        expect(Math.max(...rowsReadIn(plan).map(([, rows]) => rows)), text).toBeLessThanOrEqual(1);
     } finally {
       await test.drop();
     }
