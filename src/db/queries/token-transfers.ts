@@ -138,8 +138,9 @@ export async function listTokenTransfers(
   // Two statements are the same ranges of the transfers' own key whatever the values, and keep one plan for
   // any values (their generic plan), as planning them again at every request cost as much as running them:
   // every transfer of the chain, newest first (endpoint 8 without a type), and the transfers of given
-  // transactions, one range per transaction (endpoints 2 and 7). Every other page is planned with its own
-  // values: a type or an address may be rare, and only its values tell the planner so.
+  // transactions, one range per transaction (endpoints 2 and 7). Every other page is first planned with its
+  // own values (a type or an address may be rare, and only its values tell the planner so), and PostgreSQL
+  // keeps a plan for any values once that costs no more.
   const samePlanForAnyValues =
     transactions !== undefined || (address === undefined && token === undefined && types.length === 0);
   // The limit is a parameter, but written into each range of one value (`rangeOfOne`): such a range is read
