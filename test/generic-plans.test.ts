@@ -341,32 +341,35 @@ describe.each(databaseKinds)("plans of pages over values common in one age of th
   const mostRowsRead = async (statement: Statement | undefined) =>
     Math.max(...(await rowsReadByPlan(test, required(statement, "SQL"))).map(([, read]) => read));
 
-  it("an address busy only lately, its logs' last page: only its own rows", async () => {
+  // Its oldest 11 rows are left after the cursor; each row is in the block (and has the index) of its number.
+  const cursorAt = firstRecent + 15;
+  it.each([
+    [
+      "logs",
+      async (into: Statement[]) =>
+        (
+          await listAddressLogs(recording(db, into), {
+            address: recent,
+            cursor: { block_number: cursorAt, index: 0 },
+            limit: 51,
+          })
+        ).map((log) => log.block_number),
+    ],
+    [
+      "withdrawals",
+      async (into: Statement[]) =>
+        (
+          await listWithdrawals(recording(db, into), {
+            where: { address: recent },
+            cursor: { index: cursorAt },
+            limit: 51,
+          })
+        ).map((row) => row.index),
+    ],
+  ])("an address busy only lately, its %s' last page: only its own rows", async (_, lastPage) => {
     const statements: Statement[] = [];
-    // Its oldest 11 logs are left after the cursor.
-    const cursorBlock = firstRecent + 15;
-    const page = await listAddressLogs(recording(db, statements), {
-      address: recent,
-      cursor: { block_number: cursorBlock, index: 0 },
-      limit: 51,
-    });
-    expect(page.map((log) => log.block_number)).toEqual(
-      Array.from({ length: 15 }, (_, i) => cursorBlock - 1 - i).filter((block) => block % 4 !== 0),
-    );
-    expect(await mostRowsRead(statements[0])).toBeLessThanOrEqual(page.length);
-  });
-
-  it("an address busy only lately, its withdrawals' last page: only its own rows", async () => {
-    const statements: Statement[] = [];
-    const cursorIndex = firstRecent + 15;
-    const page = await listWithdrawals(recording(db, statements), {
-      where: { address: recent },
-      cursor: { index: cursorIndex },
-      limit: 51,
-    });
-    expect(page.map((row) => row.index)).toEqual(
-      Array.from({ length: 15 }, (_, i) => cursorIndex - 1 - i).filter((index) => index % 4 !== 0),
-    );
+    const page = await lastPage(statements);
+    expect(page).toEqual(Array.from({ length: 15 }, (_, i) => cursorAt - 1 - i).filter((n) => n % 4 !== 0));
     expect(await mostRowsRead(statements[0])).toBeLessThanOrEqual(page.length);
   });
 

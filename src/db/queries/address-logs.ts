@@ -1,7 +1,7 @@
 import type { Queryable } from "../client.ts";
 import { topicKeySql } from "../log-topic-keys.ts";
 import { byteaParam } from "../table-rows.ts";
-import { hexColumn, keysetCondition, rangeOfOne } from "./keyset.ts";
+import { hexColumn, keysetCondition, limitSql, rangeOfOne } from "./keyset.ts";
 
 export type ListAddressLogsParameters = {
   address: string;
@@ -36,13 +36,12 @@ export type LogRow = {
  * for an address with one old log (0.8 s at 10 M transactions; docs/performance.md, "Generic plans, statement
  * by statement"), and one planned with the address's values walked every log older than the cursor for an
  * address busy only in recent blocks. With a topic, each position's index range holds only the address's logs
- * with that topic. The limit is written in: unknown, it makes the kept plan expect a tenth of the matches.
+ * with that topic. The limit is written in (`limitSql`).
  */
 export async function listAddressLogs(
   db: Queryable,
   { address, topic, cursor, limit }: ListAddressLogsParameters,
 ): Promise<LogRow[]> {
-  if (!(Number.isSafeInteger(limit) && limit >= 0)) throw new RangeError(`not a page's limit: ${limit}`);
   const keyset = keysetCondition(
     ["l.block_number", "l.log_index"],
     [cursor.block_number, cursor.index],
@@ -51,7 +50,7 @@ export async function listAddressLogs(
   );
   const params: unknown[] = [byteaParam(address), ...keyset.params];
   const pageOrder = "l.block_number DESC, l.log_index DESC";
-  const pageLimit = String(limit);
+  const pageLimit = limitSql(limit);
   let source = "logs l";
   // The address's own index range, however common the planner takes the address to be.
   let condition = `${rangeOfOne("l.address", "$1")} AND ${keyset.sql}`;

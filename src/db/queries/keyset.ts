@@ -42,6 +42,16 @@ export function rangeOfOne(column: string, value: string): string {
   return `${column} BETWEEN ${value} AND ${value}`;
 }
 
+/**
+ * A page's limit written into its statement, as a plan kept for any values needs it: unknown, the limit makes
+ * that plan expect a tenth of the rows.
+ * @throws {RangeError} when it is not a non-negative integer.
+ */
+export function limitSql(limit: number): string {
+  if (!(Number.isSafeInteger(limit) && limit >= 0)) throw new RangeError(`not a page's limit: ${limit}`);
+  return String(limit);
+}
+
 /** SQL for a bytea column as lowercase `0x` hex text, the same on both drivers. */
 export function hexColumn(column: string, alias: string): string {
   return `'0x' || encode(${column}, 'hex') AS ${alias}`;

@@ -2,7 +2,7 @@ import type { Queryable } from "../client.ts";
 import { type DirectionFilter, transferDirectionsFor } from "../direction.ts";
 import { byteaParam, tokenTypeLiteral } from "../table-rows.ts";
 import type { TransactionRow } from "./address-transactions.ts";
-import { createParameters, hexColumn, rangeOfOne } from "./keyset.ts";
+import { createParameters, hexColumn, limitSql, rangeOfOne } from "./keyset.ts";
 import { rowsOfTransactions, type TransactionLogRange, transactionKey } from "./of-transactions.ts";
 import { type InstanceColumns, isUniqueSql, type TokenRow } from "./token-balances.ts";
 
@@ -150,7 +150,6 @@ export async function listTokenTransfers(
   // have its limit written in: its kept plan walked every transfer from the newest, priced as cheap as the
   // type's own plans, and took 0.8–11 s for a type that only old blocks hold (docs/performance.md, "An
   // eleventh machine at 10 M"); a range of the type's one value has no such plan.
-  if (!(Number.isSafeInteger(limit) && limit >= 0)) throw new RangeError(`not a page's limit: ${limit}`);
   const { params, bind } = createParameters([limit]);
   // Each type kept is its own index range scan (on the type stamped on the rows, see storeTokensAndTypes),
   // merged in page order: no walk past the transfers of other types, however old the matches are. An
@@ -212,7 +211,7 @@ export async function listTokenTransfers(
   type Range = { where: string[]; of?: string };
   const pageOrder = (alias: string, of?: string) =>
     `ORDER BY ${of === undefined ? "" : `${of} DESC, `}${alias}.block_number DESC, ${alias}.log_index DESC
-     LIMIT ${of === undefined ? "$1 + 1" : limit + 1}`;
+     LIMIT ${of === undefined ? "$1 + 1" : limitSql(limit + 1)}`;
   // Every stored transfer gives at least one row (a batch without ids is malformed and not stored); the
   // cursor's own batch may give none past its position: one more transfer than the page's rows fills it.
   // Each range is read in page order and cut at that many before the ranges merge: left to merge them,

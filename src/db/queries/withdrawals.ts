@@ -1,6 +1,6 @@
 import type { Queryable } from "../client.ts";
 import { byteaParam } from "../table-rows.ts";
-import { hexColumn, keysetCondition, rangeOfOne } from "./keyset.ts";
+import { hexColumn, keysetCondition, limitSql, rangeOfOne } from "./keyset.ts";
 
 export type WithdrawalRow = {
   index: number;
@@ -23,13 +23,12 @@ export type ListWithdrawalsParameters = {
  * range of one value (`rangeOfOne`), so that no plan walks the withdrawals from the newest and checks each
  * one's address, which a plan kept for any address did for a rare one and a plan made for the address's
  * values for one busy only in recent blocks, to its last page. The plan is kept for any values, its limit
- * written in: unknown, it makes the kept plan expect a tenth of the rows.
+ * written in (`limitSql`).
  */
 export async function listWithdrawals(
   db: Queryable,
   { where, cursor, limit }: ListWithdrawalsParameters,
 ): Promise<WithdrawalRow[]> {
-  if (!(Number.isSafeInteger(limit) && limit >= 0)) throw new RangeError(`not a page's limit: ${limit}`);
   const keyset = keysetCondition(["w.index"], [cursor.index], "desc", 2);
   const [column, value] =
     "address" in where ? ["w.address", byteaParam(where.address)] : ["w.block_number", where.blockNumber];
@@ -38,7 +37,7 @@ export async function listWithdrawals(
      FROM withdrawals w JOIN blocks b ON b.number = w.block_number
      WHERE ${rangeOfOne(column, "$1")} AND ${keyset.sql}
      ORDER BY ${column} DESC, w.index DESC
-     LIMIT ${limit}`,
+     LIMIT ${limitSql(limit)}`,
     [value, ...keyset.params],
     { genericPlan: true, orderedScans: true },
   );
