@@ -315,11 +315,13 @@ describe("fetchTokenMetadata over HTTP", () => {
         requests[name]++;
         send(response, 200, "application/json", JSON.stringify({ server: name }));
       });
-    const privateServer = serve("private").listen(0, "127.0.0.2");
-    await once(privateServer, "listening");
-    const { port } = privateServer.address() as AddressInfo;
-    const publicServer = serve("public").listen(port, "127.0.0.1");
+    // The port is chosen on 127.0.0.1, where every other test's sockets are, then taken on 127.0.0.2, where none
+    // are: chosen the other way round, it was once in use on 127.0.0.1 already (EADDRINUSE).
+    const publicServer = serve("public").listen(0, "127.0.0.1");
     await once(publicServer, "listening");
+    const { port } = publicServer.address() as AddressInfo;
+    const privateServer = serve("private").listen(port, "127.0.0.2");
+    await once(privateServer, "listening");
     const refused = new BlockList();
     refused.addAddress("127.0.0.2", "ipv4");
     const lookups: string[] = [];
