@@ -10,7 +10,7 @@ import { findAddresses } from "../src/db/queries/addresses.ts";
 import { AbiFileError, readAbiFile } from "../src/decode/read-abi-file.ts";
 import { createAbiDirWatcher } from "../src/indexer/watch-abi-dir.ts";
 import { createLogger } from "../src/logger.ts";
-import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
+import { createTestDatabase, databaseKinds, pgliteDataDir, type TestDatabase } from "./support/databases.ts";
 
 const plain = "0x1111111111111111111111111111111111111111";
 const named = "0x2222222222222222222222222222222222222222";
@@ -189,7 +189,7 @@ describe("reading an ABI file", () => {
 
 describe("sextant abi import", () => {
   const cli = join(import.meta.dirname, "../bin/sextant.js");
-  const dataDir = mkdtempSync(join(tmpdir(), "sextant-abi-cli-"));
+  const dataDir = pgliteDataDir("sextant-abi-cli-");
   const run = (...args: string[]) =>
     spawnSync(
       process.execPath,

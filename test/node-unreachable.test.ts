@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pgliteDataDir } from "./support/databases.ts";
 import { freePort } from "./support/free-port.ts";
 import { until } from "./support/until.ts";
 
@@ -15,7 +15,7 @@ const cli = join(import.meta.dirname, "../bin/sextant.js");
  * returns the log, the exit code, how long the exit took and the status of an API request sent before.
  */
 async function startThenStop(rpc: string, expected: string) {
-  const dataDir = mkdtempSync(join(tmpdir(), "sextant-node-"));
+  const dataDir = pgliteDataDir("sextant-node-");
   const port = await freePort();
   const child = spawn(
     process.execPath,

@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { postgresKinds } from "./support/databases.ts";
+import { pgliteDataDir, postgresKinds } from "./support/databases.ts";
 import { freePort } from "./support/free-port.ts";
 import { until } from "./support/until.ts";
 
@@ -28,6 +28,12 @@ describe("what an operator gets wrong at start", () => {
     dirs.push(dir);
     return dir;
   };
+  // For the cases about what follows a database's creation, one created already.
+  const migratedDataDir = () => {
+    const dir = pgliteDataDir("sextant-operator-");
+    dirs.push(dir);
+    return dir;
+  };
   let taken: Server;
   let takenPort: number;
 
@@ -45,7 +51,7 @@ describe("what an operator gets wrong at start", () => {
   });
 
   it("a port in use stops with one line and exit code 2, and leaves the database unlocked", () => {
-    const dir = dataDir();
+    const dir = migratedDataDir();
     const result = run("serve", "--data-dir", dir, "--port", String(takenPort), "--log-level", "warn");
     expect(result.stderr).toBe(
       `sextant: cannot serve on 127.0.0.1:${takenPort}: the port is in use by another process (set --port/PORT or --host/SEXTANT_HOST)\n`,
@@ -60,7 +66,7 @@ describe("what an operator gets wrong at start", () => {
     const result = run(
       "serve",
       "--data-dir",
-      dataDir(),
+      migratedDataDir(),
       "--host",
       "192.0.2.1",
       "--port",
@@ -179,7 +185,7 @@ describe("what an operator gets wrong at start", () => {
   });
 
   it("a second process on the same PGlite folder is refused with one line; a killed holder's lock is taken over; the first logs the port the system gave it", async () => {
-    const dir = dataDir();
+    const dir = migratedDataDir();
     const first = spawn(
       process.execPath,
       [cli, "serve", "--data-dir", dir, "--port=0", "--log-level", "info"],
