@@ -13,6 +13,9 @@ export const sharedOptions = {
   hookTimeout: 120_000,
   // Two cores: anvil, PostgreSQL and the tests share them.
   maxWorkers: 2,
+  // Each worker keeps the modules it has loaded from one test file to the next: loaded again for each of
+  // the suite's 87 files, they took 116 of its 1,790 test-seconds. No test relies on a module of its own.
+  isolate: false,
 };
 
 export default defineConfig({
