@@ -23,17 +23,13 @@ const run = (...args: string[]) =>
 describe("what an operator gets wrong at start", () => {
   const dirs: string[] = [];
   const children: ChildProcess[] = [];
-  const dataDir = () => {
-    const dir = mkdtempSync(join(tmpdir(), "sextant-operator-"));
+  const removedAfter = (dir: string) => {
     dirs.push(dir);
     return dir;
   };
+  const dataDir = () => removedAfter(mkdtempSync(join(tmpdir(), "sextant-operator-")));
   // For the cases about what follows a database's creation, one created already.
-  const migratedDataDir = () => {
-    const dir = pgliteDataDir("sextant-operator-");
-    dirs.push(dir);
-    return dir;
-  };
+  const migratedDataDir = () => removedAfter(pgliteDataDir("sextant-operator-"));
   let taken: Server;
   let takenPort: number;
 
