@@ -12,6 +12,10 @@
  * BENCH_STAGES=1 adds one pass per database with the stages run one after another (no overlap) and
  * timed: fetch (JSON-RPC per method), transform and token reads, and the write per statement and table.
  *
+ * After the runs, one more pass per database is checked against the node at the head: every balance a
+ * transfer moved, and the holder counters kept with them (test/support/token-ledger.ts); a difference
+ * fails the benchmark.
+ *
  * The store floor (bench/store-floor.ts; BENCH_FLOOR=0 skips it) follows the runs: one more pass into PostgreSQL,
  * its tables loaded by COPY into each database stripped of indexes and constraints, which are then
  * built: the database's CPU for that is a lower bound on its share of a pass, set beside the CPU a
@@ -28,7 +32,13 @@ import { canonicalEntryPoints } from "../src/indexer/user-operations.ts";
 import { createLogger } from "../src/logger.ts";
 import { required } from "../src/required.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
-import { createTestDatabase, type DatabaseKind, databaseKinds } from "../test/support/databases.ts";
+import {
+  createTestDatabase,
+  type DatabaseKind,
+  databaseKinds,
+  type TestDatabase,
+} from "../test/support/databases.ts";
+import { tokenBalanceMismatches, tokenCounterMismatches } from "../test/support/token-ledger.ts";
 import { startBenchChain } from "./chain/build-chain.ts";
 import { format, load, median } from "./figures.ts";
 import { indexChain, indexerDefaults } from "./index-chain.ts";
@@ -216,9 +226,35 @@ try {
     }
   }
 
+  // What the runs measured is checked once per database, outside them: a writer that stored wrong
+  // balances would make its rate meaningless.
+  const checked = new Set<DatabaseKind>();
+  const checkLedger = async (kind: DatabaseKind, test: TestDatabase) => {
+    const client = createRpcClient({ url: chain.rpcUrl, batchSize });
+    const balances = await tokenBalanceMismatches(test.db, client, BigInt(head));
+    const counters = await tokenCounterMismatches(test.db);
+    const wrongCounters = Object.values(counters).reduce((sum, rows) => sum + rows.length, 0);
+    console.log(
+      `\nchecked against the node at block ${format(head)} → ${kind}: ${format(balances.compared)} balances (${Object.entries(
+        balances.byType,
+      )
+        .map(([type, count]) => `${type} ${format(count)}`)
+        .join(
+          ", ",
+        )}), ${balances.mismatches.length} unlike the node's; ${wrongCounters} holder counters unlike the balances`,
+    );
+    if (balances.mismatches.length > 0 || wrongCounters > 0) {
+      throw new Error(
+        `${kind}: stored balances or counters are wrong: ${JSON.stringify({ balances: balances.mismatches.slice(0, 5), counters })}`,
+      );
+    }
+    checked.add(kind);
+  };
+
   if (floor && kinds.includes("postgres")) {
     let exported: TableText[] = [];
     await indexChain("postgres", chain.rpcUrl, head, transactions, async (test) => {
+      if (rounds > 0) await checkLedger("postgres", test);
       exported = await exportTables(required(test.url, "the PostgreSQL database's URL"));
     });
     const rawRuns = runs.get(baseline) ?? [];
@@ -251,6 +287,12 @@ try {
       "\nthe same rows by COPY into the indexed tables, each index growing row by row as it does for a writer that follows a chain\n| database | wall time | database CPU s | over the floor |\n|---|---:|---:|---:|",
     );
     for (const line of maintained) console.log(line);
+  }
+
+  if (rounds > 0) {
+    for (const kind of kinds.filter((kind) => !checked.has(kind))) {
+      await indexChain(kind, chain.rpcUrl, head, transactions, (test) => checkLedger(kind, test));
+    }
   }
 
   if (stages) {

@@ -9,6 +9,7 @@ import { databaseKinds, fingerprint, type TestDatabase } from "./support/databas
 import { at } from "./support/elements.ts";
 import { type FollowedNode, followNode } from "./support/index-node.ts";
 import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
+import { tokenCounterMismatches } from "./support/token-ledger.ts";
 import { transact } from "./support/transact.ts";
 
 const gasPrice = toHex(10_000_000_000n);
@@ -64,41 +65,7 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
     againstFreshIndex = false,
   ): Promise<Record<keyof typeof tokens, number>> {
     await caughtUp();
-    const wrongCounts = await test.db.query(
-      `SELECT '0x' || encode(t.address, 'hex') AS token, t.holders_count,
-         (SELECT count(DISTINCT b.holder) FROM token_balances b WHERE b.token_address = t.address AND b.value > 0) AS actual
-       FROM tokens t
-       WHERE t.holders_count <> (SELECT count(DISTINCT b.holder) FROM token_balances b
-                                 WHERE b.token_address = t.address AND b.value > 0)`,
-    );
-    expect(wrongCounts).toEqual([]);
-    const wrongHoldings = await test.db.query(
-      `SELECT '0x' || encode(COALESCE(h.token_address, g.token_address), 'hex') AS token,
-         h.ids AS kept_ids, g.ids, h.ids_value::text AS kept_value, g.ids_value::text AS value,
-         h.token_contract_type AS kept_type, g.type
-       FROM token_holders h
-       FULL JOIN (
-         SELECT b.token_address, b.holder, count(*) AS ids, sum(b.value) AS ids_value, min(t.type) AS type
-         FROM token_balances b JOIN tokens t ON t.address = b.token_address
-         WHERE b.token_id >= 0 AND b.value > 0 GROUP BY b.token_address, b.holder
-       ) g ON g.token_address = h.token_address AND g.holder = h.holder
-       WHERE h.ids IS DISTINCT FROM g.ids OR h.ids_value IS DISTINCT FROM g.ids_value
-         OR h.token_contract_type IS DISTINCT FROM g.type`,
-    );
-    expect(wrongHoldings).toEqual([]);
-    const wrongInstances = await test.db.query(
-      `SELECT '0x' || encode(COALESCE(i.token_address, g.token_address), 'hex') AS token,
-         COALESCE(i.token_id, g.token_id)::text AS token_id, i.holders AS kept_holders, g.holders,
-         i.units::text AS kept_units, g.units::text AS units
-       FROM token_instances i
-       FULL JOIN (
-         SELECT token_address, token_id, count(*) AS holders, sum(value) AS units FROM token_balances
-         WHERE token_id >= 0 AND value > 0 GROUP BY token_address, token_id
-       ) g ON g.token_address = i.token_address AND g.token_id = i.token_id
-       WHERE i.token_address IS NULL
-         OR (i.holders, i.units) <> (COALESCE(g.holders, 0), COALESCE(g.units, 0))`,
-    );
-    expect(wrongInstances).toEqual([]);
+    expect(await tokenCounterMismatches(test.db)).toEqual({ tokens: [], holdings: [], instances: [] });
     const stored = await test.db.query<{ address: string; holders_count: number }>(
       "SELECT '0x' || encode(address, 'hex') AS address, holders_count FROM tokens",
     );
