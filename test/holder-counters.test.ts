@@ -9,7 +9,7 @@ import { databaseKinds, fingerprint, type TestDatabase } from "./support/databas
 import { at } from "./support/elements.ts";
 import { type FollowedNode, followNode } from "./support/index-node.ts";
 import { freshIndexFingerprint, untilIndexedHead } from "./support/node-head.ts";
-import { tokenCounterMismatches } from "./support/token-ledger.ts";
+import { tokenBalanceMismatches, tokenCounterMismatches } from "./support/token-ledger.ts";
 import { transact } from "./support/transact.ts";
 
 const gasPrice = toHex(10_000_000_000n);
@@ -66,6 +66,8 @@ describe.each(databaseKinds)("holder counters across reorganizations on %s", (ki
   ): Promise<Record<keyof typeof tokens, number>> {
     await caughtUp();
     expect(await tokenCounterMismatches(test.db)).toEqual({ tokens: [], holdings: [], instances: [] });
+    const head = BigInt(await client.request<Hex>("eth_blockNumber"));
+    expect((await tokenBalanceMismatches(test.db, client, head)).mismatches).toEqual([]);
     const stored = await test.db.query<{ address: string; holders_count: number }>(
       "SELECT '0x' || encode(address, 'hex') AS address, holders_count FROM tokens",
     );

@@ -30,12 +30,14 @@ export type TokenBalanceCheck = {
  * Compares with the node at `block` every balance a stored transfer moved (each party but the zero address,
  * each id of a batch; id -1 for fungible amounts) and every stored balance: `balanceOf` for ERC-20, ERC-1155
  * and ERC-404's fungible side, `ownerOf` (1 for the owner, else 0) for ERC-721 and ERC-404's ids. A moved
- * balance with no stored row counts as zero, so a lost balance shows as well as a wrong one.
+ * balance with no stored row counts as zero, so a lost balance shows as well as a wrong one. `tokens` narrows
+ * it to those contracts (where others only emit the events, with no balances to ask).
  */
 export async function tokenBalanceMismatches(
   db: Queryable,
   client: RpcClient,
   block: bigint,
+  { tokens }: { tokens?: Hex[] } = {},
 ): Promise<TokenBalanceCheck> {
   const rows = await db.query<{ token: Hex; type: string | null; id: string; holder: Hex; stored: string }>(
     `SELECT '0x' || encode(k.token_address, 'hex') AS token, t.type, k.token_id::text AS id,
@@ -54,7 +56,9 @@ export async function tokenBalanceMismatches(
      LEFT JOIN tokens t ON t.address = k.token_address
      LEFT JOIN token_balances b
        ON b.token_address = k.token_address AND b.token_id = k.token_id AND b.holder = k.holder
+     ${tokens === undefined ? "" : "WHERE k.token_address = ANY($1::text[]::bytea[])"}
      ORDER BY 1, 3, 4`,
+    tokens === undefined ? [] : [tokens.map((token) => `\\x${token.slice(2).toLowerCase()}`)],
   );
   const owned = (row: (typeof rows)[number]) =>
     row.type === "ERC-721" || (row.type === "ERC-404" && row.id !== "-1");
