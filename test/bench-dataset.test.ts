@@ -7,6 +7,7 @@ import { createLogger } from "../src/logger.ts";
 import { RpcResponseError } from "../src/rpc/errors.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { only } from "./support/elements.ts";
+import { tokenCounterMismatches } from "./support/token-ledger.ts";
 
 // The API benchmark's 10 M dataset takes an hour to build: a change to what the indexer asks a node must
 // not be found to break the synthetic node only then. A small chain of the same generator goes through
@@ -83,6 +84,11 @@ describe.each(databaseKinds)("the benchmark's synthetic chain indexed on %s", (k
       await count("token_instances WHERE token_address = $1", [byteaParam(chain.addresses.erc1155)]),
     ).toBe(chain.shape.erc1155Ids);
     expect((await token(chain.addresses.erc404)).type).toBe("ERC-404");
+  });
+
+  it("keeps every holder counter equal to the balances it counts", async () => {
+    expect(await count("token_balances WHERE token_id >= 0")).toBeGreaterThan(0);
+    expect(await tokenCounterMismatches(test.db)).toEqual({ tokens: [], holdings: [], instances: [] });
   });
 
   it("refuses a state read at a block hash it does not have", async () => {

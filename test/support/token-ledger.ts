@@ -60,12 +60,12 @@ export async function tokenBalanceMismatches(
      ORDER BY 1, 3, 4`,
     tokens === undefined ? [] : [tokens.map((token) => `\\x${token.slice(2).toLowerCase()}`)],
   );
-  const owned = (row: (typeof rows)[number]) =>
+  const askedByOwnerOf = (row: (typeof rows)[number]) =>
     row.type === "ERC-721" || (row.type === "ERC-404" && row.id !== "-1");
   const answers = await eth_call(client, {
     calls: rows.map((row) => ({
       to: row.token,
-      data: owned(row)
+      data: askedByOwnerOf(row)
         ? encodeFunctionData({ abi, functionName: "ownerOf", args: [BigInt(row.id)] })
         : row.id === "-1"
           ? encodeFunctionData({ abi, functionName: "balanceOf", args: [row.holder] })
@@ -76,30 +76,40 @@ export async function tokenBalanceMismatches(
   const byType: Record<string, number> = {};
   const mismatches: BalanceMismatch[] = [];
   rows.forEach((row, i) => {
-    byType[String(row.type)] = (byType[String(row.type)] ?? 0) + 1;
+    const type = row.type ?? "no token row";
+    byType[type] = (byType[type] ?? 0) + 1;
     const answer = answers[i];
+    // An answer too short for a word (or an error) gives no balance, except where ownerOf reverts: a burnt
+    // or never minted id, which nobody holds.
+    const word = typeof answer === "string" && answer.length >= 66 ? answer : null;
     let node: string | null = null;
-    if (owned(row)) {
-      // A burnt or never minted id: ownerOf reverts, and nobody holds it.
-      const owner =
-        typeof answer === "string"
-          ? decodeFunctionResult({ abi, functionName: "ownerOf", data: answer })
-          : null;
-      node = owner?.toLowerCase() === row.holder ? "1" : "0";
-    } else if (typeof answer === "string" && answer.length >= 66) {
-      node = BigInt(answer.slice(0, 66)).toString();
+    if (askedByOwnerOf(row)) {
+      if (typeof answer !== "string") node = "0";
+      else if (word !== null) {
+        const owner = decodeFunctionResult({ abi, functionName: "ownerOf", data: word });
+        node = owner.toLowerCase() === row.holder ? "1" : "0";
+      }
+    } else if (word !== null) {
+      node = BigInt(word.slice(0, 66)).toString();
     }
     if (node !== row.stored) mismatches.push({ ...row, node });
   });
   return { compared: rows.length, byType, mismatches };
 }
 
+/** Rows of each counter unlike the balances, as {@link tokenCounterMismatches} reads them. */
+export type TokenCounterMismatches = {
+  tokens: Record<string, unknown>[];
+  holdings: Record<string, unknown>[];
+  instances: Record<string, unknown>[];
+};
+
 /**
  * The counters kept with the balances that differ from the balances' own aggregates: each token's
  * `holders_count` (distinct holders above zero), each `token_holders` row (ids held above zero, their summed
  * value, the token's type) and each instance's `holders` and `units`. All empty when they are exact.
  */
-export async function tokenCounterMismatches(db: Queryable) {
+export async function tokenCounterMismatches(db: Queryable): Promise<TokenCounterMismatches> {
   const tokens = await db.query(
     `SELECT '0x' || encode(t.address, 'hex') AS token, t.holders_count, c.holders
      FROM tokens t
