@@ -1,5 +1,6 @@
 import { decodeFunctionResult, encodeFunctionData, type Hex, parseAbi } from "viem";
 import type { Queryable } from "../../src/db/client.ts";
+import { byteaText } from "../../src/db/table-rows.ts";
 import type { RpcClient } from "../../src/rpc/client.ts";
 import { eth_call } from "../../src/rpc/eth_call.ts";
 
@@ -58,7 +59,7 @@ export async function tokenBalanceMismatches(
        ON b.token_address = k.token_address AND b.token_id = k.token_id AND b.holder = k.holder
      ${tokens === undefined ? "" : "WHERE k.token_address = ANY($1::text[]::bytea[])"}
      ORDER BY 1, 3, 4`,
-    tokens === undefined ? [] : [tokens.map((token) => `\\x${token.slice(2).toLowerCase()}`)],
+    tokens === undefined ? [] : [tokens.map((token) => byteaText(token.toLowerCase()))],
   );
   const askedByOwnerOf = (row: (typeof rows)[number]) =>
     row.type === "ERC-721" || (row.type === "ERC-404" && row.id !== "-1");
