@@ -9,7 +9,12 @@ import { eth_getBlockReceipts } from "../src/rpc/eth_getBlockReceipts.ts";
 import { eth_getCode } from "../src/rpc/eth_getCode.ts";
 import { trace_block } from "../src/rpc/trace_block.ts";
 import type { RpcFullBlock, RpcReceipt } from "../src/rpc/types.ts";
-import { expectBlocksMatch, expectLogsMatch, expectTransactionsMatch } from "./support/compare-with-node.ts";
+import {
+  chainMismatches,
+  expectBlocksMatch,
+  expectLogsMatch,
+  expectTransactionsMatch,
+} from "./support/compare-with-node.ts";
 import { databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { at, only } from "./support/elements.ts";
 import { indexNode } from "./support/index-node.ts";
@@ -51,6 +56,56 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
   it("stores every log as the node answers it", async () => {
     const rows = await expectLogsMatch(test.db, receipts);
     expect(rows.length).toBeGreaterThan(100);
+  });
+
+  it("compares the chain window by window, finding a changed field, a lost log and rows above the head", async () => {
+    const whole = await chainMismatches(test.db, client, head, { window: 16n });
+    expect(whole).toEqual({
+      compared: {
+        blocks: blocks.length,
+        transactions: blocks.flatMap((block) => block.transactions).length,
+        logs: receipts.flat().flatMap((receipt) => receipt.logs).length,
+      },
+      mismatches: [],
+    });
+    const transaction = at(
+      blocks.flatMap((block) => block.transactions),
+      -1,
+    );
+    const log = at(
+      receipts.flat().flatMap((receipt) => receipt.logs),
+      0,
+    );
+    // Cut below the last transaction's block: the stored rows above it are rows the node does not have.
+    const cut = BigInt(transaction.blockNumber as Hex) - 1n;
+    const rolledBack = new Error("rolled back");
+    const found = test.db.transaction(async (tx) => {
+      await tx.query("UPDATE transactions SET gas_used = gas_used + 1 WHERE hash = $1::text::bytea", [
+        `\\x${transaction.hash.slice(2)}`,
+      ]);
+      await tx.query("DELETE FROM logs WHERE block_number = $1 AND log_index = $2", [
+        Number(log.blockNumber),
+        Number(log.logIndex),
+      ]);
+      const { mismatches } = await chainMismatches(tx, client, cut, { window: 16n });
+      expect(mismatches).toContainEqual(
+        expect.objectContaining({ where: `log ${Number(log.blockNumber)}:0` }),
+      );
+      expect(mismatches).toContainEqual({
+        where: `above block ${cut}`,
+        field: "transactions",
+        stored: blocks.filter((block) => BigInt(block.number) > cut).flatMap((block) => block.transactions)
+          .length,
+        node: 0,
+      });
+      const { mismatches: atHead } = await chainMismatches(tx, client, head, { window: 16n });
+      expect(atHead).toContainEqual(
+        expect.objectContaining({ where: `transaction ${transaction.hash}`, field: "gasUsed" }),
+      );
+      throw rolledBack;
+    });
+    await expect(found).rejects.toBe(rolledBack);
+    expect((await chainMismatches(test.db, client, head, { window: 64n })).mismatches).toEqual([]);
   });
 
   it("decodes every token transfer log as viem decodes it, a batch staying one row", async () => {

@@ -1,5 +1,8 @@
 import { expect } from "vitest";
-import type { Database } from "../../src/db/client.ts";
+import type { Database, Queryable } from "../../src/db/client.ts";
+import type { RpcClient } from "../../src/rpc/client.ts";
+import { eth_getBlockByNumber } from "../../src/rpc/eth_getBlockByNumber.ts";
+import { eth_getBlockReceipts } from "../../src/rpc/eth_getBlockReceipts.ts";
 import type { RpcFullBlock, RpcReceipt } from "../../src/rpc/types.ts";
 import { at } from "./elements.ts";
 
@@ -74,28 +77,192 @@ function textColumns(mappings: Mapping[]): string {
     .join(", ");
 }
 
-function expectFields(
+/** A stored value unlike the node's: where (a block, transaction or log), which field, and both values. */
+export type ChainMismatch = { where: string; field: string; stored: unknown; node: unknown };
+
+function fieldMismatches(
   row: Record<string, unknown>,
   answer: Record<string, unknown>,
   mappings: Mapping[],
-  what: string,
-) {
-  for (const [field, column, kind] of mappings) {
-    expect(row[column], `${what} ${field}`).toBe(normalize(answer[field], kind));
+  where: string,
+): ChainMismatch[] {
+  return mappings.flatMap(([field, column, kind]) => {
+    const node = normalize(answer[field], kind);
+    return row[column] === node ? [] : [{ where, field, stored: row[column], node }];
+  });
+}
+
+/**
+ * Each answer beside the stored row of the same identity (`where` names both), so that a row missing on
+ * either side is one mismatch and the rows after it still meet their own answers.
+ */
+function pairs<Row extends Record<string, unknown>, Answer>(
+  rows: Row[],
+  answers: Answer[],
+  rowWhere: (row: Row) => string,
+  answerWhere: (answer: Answer) => string,
+  compare: (row: Row, answer: Answer, where: string) => ChainMismatch[],
+): ChainMismatch[] {
+  const stored = new Map<string, Row>();
+  const repeated: ChainMismatch[] = [];
+  for (const row of rows) {
+    const where = rowWhere(row);
+    if (stored.has(where)) repeated.push({ where, field: "row", stored: "stored again", node: null });
+    stored.set(where, row);
   }
+  const mismatches = answers.flatMap((answer) => {
+    const where = answerWhere(answer);
+    const row = stored.get(where);
+    stored.delete(where);
+    return row === undefined
+      ? [{ where, field: "row", stored: null, node: "answered" }]
+      : compare(row, answer, where);
+  });
+  for (const where of stored.keys()) mismatches.push({ where, field: "row", stored: "stored", node: null });
+  return [...repeated, ...mismatches];
+}
+
+/** Blocks `from..to` (every block when omitted) as the database holds them, in number order. */
+export function storedBlocks(db: Queryable, range?: [bigint, bigint]) {
+  return db.query(
+    `SELECT ${textColumns(blockFields)}, transaction_count FROM blocks b
+     ${range ? "WHERE b.number BETWEEN $1 AND $2" : ""} ORDER BY b.number`,
+    range?.map(String),
+  );
+}
+
+/** Every field of the stored blocks unlike the node's blocks, block by block. */
+export function blockMismatches(rows: Record<string, unknown>[], blocks: RpcFullBlock[]): ChainMismatch[] {
+  return pairs(
+    rows,
+    blocks,
+    (row) => `block ${row.number}`,
+    (block) => `block ${BigInt(block.number)}`,
+    (row, block, where) => [
+      ...fieldMismatches(row, block as unknown as Record<string, unknown>, blockFields, where),
+      ...(row.transaction_count === block.transactions.length
+        ? []
+        : [
+            {
+              where,
+              field: "transaction count",
+              stored: row.transaction_count,
+              node: block.transactions.length,
+            },
+          ]),
+    ],
+  );
+}
+
+/**
+ * Transactions of blocks `from..to` (every one when omitted) with their receipt fields and the block hash
+ * they are served with (their block's), in (block, index) order.
+ */
+export function storedTransactions(db: Queryable, range?: [bigint, bigint]) {
+  return db.query(
+    `SELECT ${textColumns([...transactionFields, ...receiptFields])}, t.first_log_index, t.log_count
+     FROM (SELECT t.*, b.hash AS block_hash FROM transactions t
+      JOIN blocks b ON b.number = t.block_number
+      ${range ? "WHERE t.block_number BETWEEN $1 AND $2" : ""}) t ORDER BY t.block_number, t.index`,
+    range?.map(String),
+  );
+}
+
+/** Every field of the stored transactions unlike the node's transactions and receipts. */
+export function transactionMismatches(
+  rows: Record<string, unknown>[],
+  blocks: RpcFullBlock[],
+  receipts: RpcReceipt[][],
+): ChainMismatch[] {
+  const flatReceipts = receipts.flat();
+  const answers = blocks
+    .flatMap((block) => block.transactions)
+    .map((transaction, i) => ({ transaction, receipt: flatReceipts[i] }));
+  return pairs(
+    rows,
+    answers,
+    (row) => `transaction ${row.hash}`,
+    (answer) => `transaction ${answer.transaction.hash}`,
+    (row, { transaction, receipt }, where) => {
+      if (receipt === undefined) return [{ where, field: "receipt", stored: "stored", node: null }];
+      // Where its logs are among the block's: the range a page reads them (and their transfers) by.
+      const logRange = [
+        receipt.logs.length === 0 ? null : Number(at(receipt.logs, 0, "the receipt's logs").logIndex),
+        receipt.logs.length,
+      ];
+      return [
+        ...fieldMismatches(row, transaction as unknown as Record<string, unknown>, transactionFields, where),
+        ...fieldMismatches(row, receipt as unknown as Record<string, unknown>, receiptFields, where),
+        ...(row.first_log_index === logRange[0] && row.log_count === logRange[1]
+          ? []
+          : [{ where, field: "log range", stored: [row.first_log_index, row.log_count], node: logRange }]),
+      ];
+    },
+  );
+}
+
+const logColumns: Mapping[] = [
+  ["blockHash", "block_hash", "data"],
+  ["transactionHash", "transaction_hash", "data"],
+  ["address", "address", "address"],
+  ["data", "data", "data"],
+];
+
+/**
+ * Logs of blocks `from..to` (every one when omitted), in (block, index) order, with the block and
+ * transaction hashes they are served with: those of the block and transaction their position names.
+ */
+export function storedLogs(db: Queryable, range?: [bigint, bigint]) {
+  return db.query(
+    `SELECT block_number, log_index, transaction_index, ${textColumns([
+      ...logColumns,
+      ["", "topic0", "data"],
+      ["", "topic1", "data"],
+      ["", "topic2", "data"],
+      ["", "topic3", "data"],
+    ])} FROM (SELECT l.*, b.hash AS block_hash, t.hash AS transaction_hash FROM logs l
+      JOIN blocks b ON b.number = l.block_number
+      JOIN transactions t ON t.block_number = l.block_number AND t.index = l.transaction_index
+      ${range ? "WHERE l.block_number BETWEEN $1 AND $2" : ""}) l
+     ORDER BY block_number, log_index`,
+    range?.map(String),
+  );
+}
+
+/** Every field of the stored logs unlike the node's receipts' logs. */
+export function logMismatches(rows: Record<string, unknown>[], receipts: RpcReceipt[][]): ChainMismatch[] {
+  const logs = receipts.flat().flatMap((receipt) => receipt.logs);
+  return pairs(
+    rows,
+    logs,
+    (row) => `log ${row.block_number}:${row.log_index}`,
+    (log) => `log ${Number(log.blockNumber)}:${Number(log.logIndex)}`,
+    (row, log, where) => {
+      const topics = [0, 1, 2, 3].map((t) => log.topics[t] ?? null);
+      const stored = [row.topic0, row.topic1, row.topic2, row.topic3];
+      return [
+        ...(["blockNumber", "logIndex", "transactionIndex"] as const).flatMap((field) => {
+          const column = {
+            blockNumber: "block_number",
+            logIndex: "log_index",
+            transactionIndex: "transaction_index",
+          }[field];
+          return row[column] === Number(log[field])
+            ? []
+            : [{ where, field, stored: row[column], node: Number(log[field]) }];
+        }),
+        ...fieldMismatches(row, log as unknown as Record<string, unknown>, logColumns, where),
+        ...(stored.every((topic, t) => topic === topics[t])
+          ? []
+          : [{ where, field: "topics", stored, node: topics }]),
+      ];
+    },
+  );
 }
 
 /** Every stored block, in number order, equals the node's answer field by field. */
 export async function expectBlocksMatch(db: Database, blocks: RpcFullBlock[]) {
-  const rows = await db.query(
-    `SELECT ${textColumns(blockFields)}, transaction_count FROM blocks b ORDER BY b.number`,
-  );
-  expect(rows).toHaveLength(blocks.length);
-  blocks.forEach((block, i) => {
-    const row = at(rows, i, "stored blocks");
-    expectFields(row, block as unknown as Record<string, unknown>, blockFields, `block ${block.number}`);
-    expect(row.transaction_count).toBe(block.transactions.length);
-  });
+  expect(blockMismatches(await storedBlocks(db), blocks)).toEqual([]);
 }
 
 /**
@@ -107,31 +274,8 @@ export async function expectTransactionsMatch(
   blocks: RpcFullBlock[],
   receipts: RpcReceipt[][],
 ) {
-  const rows = await db.query(
-    `SELECT ${textColumns([...transactionFields, ...receiptFields])}, t.first_log_index, t.log_count
-     FROM (SELECT t.*, b.hash AS block_hash FROM transactions t
-      JOIN blocks b ON b.number = t.block_number) t ORDER BY t.block_number, t.index`,
-  );
-  const transactions = blocks.flatMap((block) => block.transactions);
-  const flatReceipts = receipts.flat();
-  expect(rows).toHaveLength(transactions.length);
-  rows.forEach((row, i) => {
-    const transaction = at(transactions, i, "the node's transactions");
-    const what = `transaction ${transaction.hash}`;
-    expectFields(row, transaction as unknown as Record<string, unknown>, transactionFields, what);
-    expectFields(
-      row,
-      at(flatReceipts, i, "the node's receipts") as unknown as Record<string, unknown>,
-      receiptFields,
-      what,
-    );
-    // Where its logs are among the block's: the range a page reads them (and their transfers) by.
-    const logs = at(flatReceipts, i, "the node's receipts").logs;
-    expect([row.first_log_index, row.log_count], what).toEqual([
-      logs.length === 0 ? null : Number(at(logs, 0, "the receipt's logs").logIndex),
-      logs.length,
-    ]);
-  });
+  const rows = await storedTransactions(db);
+  expect(transactionMismatches(rows, blocks, receipts)).toEqual([]);
   return rows;
 }
 
@@ -140,35 +284,66 @@ export async function expectTransactionsMatch(
  * is served with: those of the block and transaction its position names.
  */
 export async function expectLogsMatch(db: Database, receipts: RpcReceipt[][]) {
-  const logsWithHashes = `(SELECT l.*, b.hash AS block_hash, t.hash AS transaction_hash FROM logs l
-    JOIN blocks b ON b.number = l.block_number
-    JOIN transactions t ON t.block_number = l.block_number AND t.index = l.transaction_index) l`;
-  const rows = await db.query(
-    `SELECT block_number, log_index, transaction_index, ${textColumns([
-      ["blockHash", "block_hash", "data"],
-      ["transactionHash", "transaction_hash", "data"],
-      ["address", "address", "address"],
-      ["data", "data", "data"],
-      ["", "topic0", "data"],
-      ["", "topic1", "data"],
-      ["", "topic2", "data"],
-      ["", "topic3", "data"],
-    ])} FROM ${logsWithHashes} ORDER BY block_number, log_index`,
-  );
-  const logs = receipts.flat().flatMap((receipt) => receipt.logs);
-  expect(rows).toHaveLength(logs.length);
-  rows.forEach((row, i) => {
-    const log = at(logs, i, "the node's logs");
-    expect(row.block_number).toBe(Number(log.blockNumber));
-    expect(row.log_index).toBe(Number(log.logIndex));
-    expect(row.transaction_index).toBe(Number(log.transactionIndex));
-    expect(row.block_hash).toBe(log.blockHash);
-    expect(row.transaction_hash).toBe(log.transactionHash);
-    expect(row.address).toBe(log.address.toLowerCase());
-    expect(row.data).toBe(log.data);
-    expect([row.topic0, row.topic1, row.topic2, row.topic3]).toEqual(
-      [0, 1, 2, 3].map((t) => log.topics[t] ?? null),
-    );
-  });
+  const rows = await storedLogs(db);
+  expect(logMismatches(rows, receipts)).toEqual([]);
   return rows;
+}
+
+function answered<T>(value: T | null, what: string): T {
+  if (value === null) throw new Error(`the node has no ${what}`);
+  return value;
+}
+
+/** What {@link chainMismatches} compared, and the first differences it found. */
+export type ChainCheck = {
+  compared: { blocks: number; transactions: number; logs: number };
+  /** At most the first 100. */
+  mismatches: ChainMismatch[];
+};
+
+/**
+ * Compares blocks 0 to `head` of the database with the node's, `window` blocks at a time (blocks, their
+ * transactions with their receipts, their logs: every field the node answers), and that the database holds
+ * no row above `head`. For chains too large to hold in memory at once.
+ */
+export async function chainMismatches(
+  db: Queryable,
+  client: RpcClient,
+  head: bigint,
+  { window = 100n }: { window?: bigint } = {},
+): Promise<ChainCheck> {
+  const compared = { blocks: 0, transactions: 0, logs: 0 };
+  const mismatches: ChainMismatch[] = [];
+  for (let from = 0n; from <= head; from += window) {
+    const to = from + window - 1n < head ? from + window - 1n : head;
+    const numbers = Array.from({ length: Number(to - from) + 1 }, (_, i) => from + BigInt(i));
+    const [blocks, receipts, blockRows, transactionRows, logRows] = await Promise.all([
+      eth_getBlockByNumber(client, { blocks: numbers }),
+      eth_getBlockReceipts(client, { blocks: numbers }),
+      storedBlocks(db, [from, to]),
+      storedTransactions(db, [from, to]),
+      storedLogs(db, [from, to]),
+    ]);
+    const fullBlocks = blocks.map((block, i) => answered(block, `block ${numbers[i]}`));
+    const fullReceipts = receipts.map((list, i) => answered(list, `the receipts of block ${numbers[i]}`));
+    compared.blocks += fullBlocks.length;
+    compared.transactions += transactionRows.length;
+    compared.logs += logRows.length;
+    mismatches.push(
+      ...blockMismatches(blockRows, fullBlocks),
+      ...transactionMismatches(transactionRows, fullBlocks, fullReceipts),
+      ...logMismatches(logRows, fullReceipts),
+    );
+    if (mismatches.length >= 100) break;
+  }
+  const [above] = await db.query<{ blocks: number; transactions: number; logs: number }>(
+    `SELECT (SELECT count(*)::int FROM blocks WHERE number > $1) AS blocks,
+       (SELECT count(*)::int FROM transactions WHERE block_number > $1) AS transactions,
+       (SELECT count(*)::int FROM logs WHERE block_number > $1) AS logs`,
+    [head.toString()],
+  );
+  const beyond = Object.entries(above ?? {}).flatMap(([table, count]) =>
+    count > 0 ? [{ where: `above block ${head}`, field: table, stored: count, node: 0 }] : [],
+  );
+  return { compared, mismatches: [...beyond, ...mismatches].slice(0, 100) };
 }
