@@ -10,6 +10,7 @@ import { eth_getCode } from "../src/rpc/eth_getCode.ts";
 import { trace_block } from "../src/rpc/trace_block.ts";
 import type { RpcFullBlock, RpcReceipt } from "../src/rpc/types.ts";
 import {
+  addressLinkMismatches,
   chainMismatches,
   expectBlocksMatch,
   expectLogsMatch,
@@ -106,6 +107,33 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
     });
     await expect(found).rejects.toBe(rolledBack);
     expect((await chainMismatches(test.db, client, head, { window: 64n })).mismatches).toEqual([]);
+  });
+
+  it("holds each address link as the transaction, frame or transfer it indexes gives it", async () => {
+    expect(await addressLinkMismatches(test.db)).toEqual([]);
+    const rolledBack = new Error("rolled back");
+    const found = test.db.transaction(async (tx) => {
+      const [link] = await tx.query<{ key: string }>(
+        `DELETE FROM address_token_transfers WHERE (block_number, log_index) =
+           (SELECT block_number, log_index FROM token_transfers ORDER BY block_number DESC, log_index DESC LIMIT 1)
+           AND direction = ${Direction.to}
+         RETURNING concat_ws('/', address, block_number, log_index, direction) AS key`,
+      );
+      await tx.query(
+        `UPDATE address_transactions SET fee = fee + 1
+         WHERE position = (SELECT max(position) FROM address_transactions) AND direction = ${Direction.from}`,
+      );
+      const mismatches = await addressLinkMismatches(tx);
+      expect(mismatches).toHaveLength(2);
+      expect(mismatches).toContainEqual(
+        expect.objectContaining({ where: `address_token_transfers ${link?.key}`, stored: null }),
+      );
+      expect(mismatches).toContainEqual(
+        expect.objectContaining({ where: expect.stringMatching(/^address_transactions /) }),
+      );
+      throw rolledBack;
+    });
+    await expect(found).rejects.toBe(rolledBack);
   });
 
   it("decodes every token transfer log as viem decodes it, a batch staying one row", async () => {

@@ -1,5 +1,7 @@
 import { expect } from "vitest";
+import { addressSuffixSql, transactionPositionSql } from "../../src/db/address-transaction-keys.ts";
 import type { Database, Queryable } from "../../src/db/client.ts";
+import { Direction } from "../../src/db/direction.ts";
 import type { RpcClient } from "../../src/rpc/client.ts";
 import { eth_getBlockByNumber } from "../../src/rpc/eth_getBlockByNumber.ts";
 import { eth_getBlockReceipts } from "../../src/rpc/eth_getBlockReceipts.ts";
@@ -346,4 +348,113 @@ export async function chainMismatches(
     count > 0 ? [{ where: `above block ${head}`, field: table, stored: count, node: 0 }] : [],
   );
   return { compared, mismatches: [...beyond, ...mismatches].slice(0, 100) };
+}
+
+/** How an address index table follows from the rows it indexes: one row per party, roles or-ed. */
+type AddressLinks = {
+  table: string;
+  source: string;
+  /** The source's address columns and the direction bit each gives. */
+  parties: [column: string, bit: number][];
+  /** Each key column of the link (but `direction` when the key holds it) as SQL over `s` and `p.party`. */
+  key: Record<string, string>;
+  /** Whether `direction` is part of the link's key. */
+  directionInKey: boolean;
+  /** Columns copied or computed from the source row, as SQL over `s`. */
+  columns: Record<string, string>;
+};
+
+const addressLinks: AddressLinks[] = [
+  {
+    table: "address_transactions",
+    source: "transactions",
+    parties: [
+      ["from_address", Direction.from],
+      ["to_address", Direction.to],
+      ["created_contract", Direction.created],
+    ],
+    key: {
+      address_suffix: addressSuffixSql("p.party"),
+      position: transactionPositionSql("s.block_number", "s.index"),
+    },
+    directionInKey: true,
+    columns: { value: "s.value", fee: "s.gas_used * COALESCE(s.effective_gas_price, s.gas_price, 0)" },
+  },
+  {
+    table: "address_internal_transactions",
+    source: "internal_transactions",
+    parties: [
+      ["from_address", Direction.from],
+      ["to_address", Direction.to],
+      ["created_contract", Direction.created],
+    ],
+    key: {
+      address: "p.party",
+      block_number: "s.block_number",
+      transaction_index: "s.transaction_index",
+      index: "s.index",
+    },
+    directionInKey: false,
+    columns: {},
+  },
+  {
+    table: "address_token_transfers",
+    source: "token_transfers",
+    parties: [
+      ["from_address", Direction.from],
+      ["to_address", Direction.to],
+    ],
+    key: { address: "p.party", block_number: "s.block_number", log_index: "s.log_index" },
+    directionInKey: true,
+    columns: { token_contract_type: "s.token_contract_type" },
+  },
+];
+
+/**
+ * Every row of the address index tables (`address_transactions`, `address_internal_transactions`,
+ * `address_token_transfers`) against the rows they index: one per party of each transaction, frame and
+ * transfer, its roles or-ed into `direction`, with the columns copied from the row (a transaction's value
+ * and fee, a transfer's token type). A link missing, left over or different is a mismatch; at most 100.
+ */
+export async function addressLinkMismatches(db: Queryable): Promise<ChainMismatch[]> {
+  const mismatches: ChainMismatch[] = [];
+  for (const links of addressLinks) {
+    const keyColumns = [...Object.keys(links.key), ...(links.directionInKey ? ["direction"] : [])];
+    const compared = ["direction", ...Object.keys(links.columns)].filter(
+      (column) => !keyColumns.includes(column),
+    );
+    const rows = await db.query<{ key: string; stored: string | null; expected: string | null }>(
+      `WITH expected AS (
+         SELECT ${Object.entries(links.key)
+           .map(([column, sql]) => `${sql} AS ${column}`)
+           .join(", ")}, bit_or(p.bit)::int2 AS direction${Object.entries(links.columns)
+           .map(([column, sql]) => `, ${sql} AS ${column}`)
+           .join("")}
+         FROM ${links.source} s
+         CROSS JOIN LATERAL (VALUES ${links.parties.map(([column, bit]) => `(s.${column}, ${bit})`).join(", ")})
+           AS p(party, bit)
+         WHERE p.party IS NOT NULL
+         GROUP BY p.party, ${[...Object.values(links.key), ...Object.values(links.columns)].join(", ")}
+       )
+       SELECT concat_ws('/', ${keyColumns
+         .map((column) => `COALESCE(e.${column}, a.${column})::text`)
+         .join(", ")}) AS key,
+         CASE WHEN a.${keyColumns[0]} IS NULL THEN NULL ELSE row(${compared.map((column) => `a.${column}`).join(", ")})::text END AS stored,
+         CASE WHEN e.${keyColumns[0]} IS NULL THEN NULL ELSE row(${compared.map((column) => `e.${column}`).join(", ")})::text END AS expected
+       FROM expected e
+       FULL JOIN ${links.table} a ON ${keyColumns.map((column) => `a.${column} = e.${column}`).join(" AND ")}
+       WHERE a.${keyColumns[0]} IS NULL OR e.${keyColumns[0]} IS NULL
+         OR row(${compared.map((column) => `a.${column}`).join(", ")}) IS DISTINCT FROM row(${compared.map((column) => `e.${column}`).join(", ")})
+       LIMIT 100`,
+    );
+    mismatches.push(
+      ...rows.map((row) => ({
+        where: `${links.table} ${row.key}`,
+        field: "row",
+        stored: row.stored,
+        node: row.expected,
+      })),
+    );
+  }
+  return mismatches.slice(0, 100);
 }
