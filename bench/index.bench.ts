@@ -13,8 +13,10 @@
  * timed: fetch (JSON-RPC per method), transform and token reads, and the write per statement and table.
  *
  * After the runs (BENCH_ROUNDS above 0), one more pass per database, untimed, is checked against the node at
- * the head (PostgreSQL's is the store floor's pass when that runs): every balance a transfer moved, and the
- * holder counters kept with them (test/support/token-ledger.ts); a difference fails the benchmark.
+ * the head (PostgreSQL's is the store floor's pass when that runs): every field of every block, transaction,
+ * receipt and log, every address link against the row it indexes (test/support/compare-with-node.ts), every
+ * balance a transfer moved and the holder counters kept with them (test/support/token-ledger.ts); then the
+ * two databases' rows against each other. A difference fails the benchmark.
  *
  * The store floor (bench/store-floor.ts; BENCH_FLOOR=0 skips it) follows the runs: one more pass into PostgreSQL,
  * its tables loaded by COPY into each database stripped of indexes and constraints, which are then
@@ -32,10 +34,12 @@ import { canonicalEntryPoints } from "../src/indexer/user-operations.ts";
 import { createLogger } from "../src/logger.ts";
 import { required } from "../src/required.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
+import { addressLinkMismatches, chainMismatches } from "../test/support/compare-with-node.ts";
 import {
   createTestDatabase,
   type DatabaseKind,
   databaseKinds,
+  fingerprint,
   type TestDatabase,
 } from "../test/support/databases.ts";
 import { tokenBalanceMismatches, tokenCounterMismatches } from "../test/support/token-ledger.ts";
@@ -227,33 +231,44 @@ try {
     }
   }
 
-  // What the runs measured is checked once per database, outside them: a writer that stored wrong
-  // balances would make its rate meaningless.
-  const checked = new Set<DatabaseKind>();
-  const checkLedger = async (kind: DatabaseKind, test: TestDatabase) => {
+  // What the runs measured is checked once per database, outside them: a writer that stored wrong rows
+  // would make its rate meaningless.
+  const fingerprints = new Map<DatabaseKind, Record<string, string>>();
+  const checkAgainstNode = async (kind: DatabaseKind, test: TestDatabase) => {
     const started = performance.now();
+    const spent: string[] = [];
+    const timed = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
+      const start = performance.now();
+      const result = await work();
+      spent.push(`${what} ${format(performance.now() - start)}`);
+      return result;
+    };
     const client = createRpcClient({ url: chain.rpcUrl, batchSize });
-    const balances = await tokenBalanceMismatches(test.db, client, BigInt(head));
-    const counters = await tokenCounterMismatches(test.db);
+    const stored = await timed("rows", () => chainMismatches(test.db, client, BigInt(head)));
+    const links = await timed("links", () => addressLinkMismatches(test.db));
+    const balances = await timed("balances", () => tokenBalanceMismatches(test.db, client, BigInt(head)));
+    const counters = await timed("counters", () => tokenCounterMismatches(test.db));
     const wrongCounters = Object.values(counters).reduce((sum, rows) => sum + rows.length, 0);
     const byType = Object.entries(balances.byType)
       .map(([type, count]) => `${type} ${format(count)}`)
       .join(", ");
     console.log(
-      `\nchecked against the node at block ${format(head)} → ${kind} in ${format(performance.now() - started)} ms: ${format(balances.compared)} balances (${byType}), ${balances.mismatches.length} unlike the node's; ${wrongCounters} holder counters unlike the balances`,
+      `\nchecked against the node at block ${format(head)} → ${kind} in ${format(performance.now() - started)} ms (${spent.join(", ")}): ${format(stored.compared.blocks)} blocks, ${format(stored.compared.transactions)} transactions with their receipts and ${format(stored.compared.logs)} logs, ${stored.mismatches.length} fields unlike the node's; ${links.length} address links unlike the rows they index; ${format(balances.compared)} balances (${byType}), ${balances.mismatches.length} unlike the node's; ${wrongCounters} holder counters unlike the balances`,
     );
-    if (balances.mismatches.length > 0 || wrongCounters > 0) {
+    if (stored.mismatches.length + links.length + balances.mismatches.length + wrongCounters > 0) {
       throw new Error(
-        `${kind}: stored balances or counters are wrong: ${JSON.stringify({ balances: balances.mismatches.slice(0, 5), counters })}`,
+        `${kind}: stored rows, balances or counters are wrong: ${JSON.stringify({ rows: stored.mismatches.slice(0, 5), links: links.slice(0, 5), balances: balances.mismatches.slice(0, 5), counters })}`,
       );
     }
-    checked.add(kind);
+    const start = performance.now();
+    fingerprints.set(kind, await fingerprint(test.db));
+    console.log(`${kind}: every table's rows hashed in ${format(performance.now() - start)} ms`);
   };
 
   if (floor && kinds.includes("postgres")) {
     let exported: TableText[] = [];
     await indexChain("postgres", chain.rpcUrl, head, transactions, async (test) => {
-      if (rounds > 0) await checkLedger("postgres", test);
+      if (rounds > 0) await checkAgainstNode("postgres", test);
       exported = await exportTables(required(test.url, "the PostgreSQL database's URL"));
     });
     const rawRuns = runs.get(baseline) ?? [];
@@ -289,8 +304,21 @@ try {
   }
 
   if (rounds > 0) {
-    for (const kind of kinds.filter((kind) => !checked.has(kind))) {
-      await indexChain(kind, chain.rpcUrl, head, transactions, (test) => checkLedger(kind, test));
+    for (const kind of kinds.filter((kind) => !fingerprints.has(kind))) {
+      await indexChain(kind, chain.rpcUrl, head, transactions, (test) => checkAgainstNode(kind, test));
+    }
+    // Same SQL for both databases: the same chain must leave the same rows in each.
+    const [postgresRows, pgliteRows] = [fingerprints.get("postgres"), fingerprints.get("pglite")];
+    if (postgresRows && pgliteRows) {
+      const differing = Object.keys(postgresRows).filter(
+        (table) => postgresRows[table] !== pgliteRows[table],
+      );
+      const rows = Object.values(postgresRows).reduce((sum, print) => sum + Number(print.split(":")[0]), 0);
+      console.log(
+        `\nPostgreSQL and PGlite: ${Object.keys(postgresRows).length} tables, ${format(rows)} rows, ${differing.length === 0 ? "the same rows in each" : `different in ${differing.join(", ")}`}`,
+      );
+      if (differing.length > 0)
+        throw new Error(`PostgreSQL and PGlite hold different rows in ${differing.join(", ")}`);
     }
   }
 
