@@ -5,6 +5,7 @@ import { byteaParam } from "../src/db/table-rows.ts";
 import { createIndexer } from "../src/indexer/create-indexer.ts";
 import { createLogger } from "../src/logger.ts";
 import { RpcResponseError } from "../src/rpc/errors.ts";
+import { addressLinkMismatches, chainMismatches } from "./support/compare-with-node.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { only } from "./support/elements.ts";
 import { tokenCounterMismatches } from "./support/token-ledger.ts";
@@ -89,6 +90,19 @@ describe.each(databaseKinds)("the benchmark's synthetic chain indexed on %s", (k
   it("keeps every holder counter equal to the balances it counts", async () => {
     expect(await count("token_balances WHERE token_id >= 0")).toBeGreaterThan(0);
     expect(await tokenCounterMismatches(test.db)).toEqual({ tokens: [], holdings: [], instances: [] });
+  });
+
+  it("stores every block, transaction, receipt and log as the node answers it, and each address link", async () => {
+    const { compared, mismatches } = await chainMismatches(
+      test.db,
+      createSyntheticNode(chain),
+      BigInt(chain.head),
+    );
+    expect(mismatches).toEqual([]);
+    expect(compared.transactions).toBe(chain.shape.transactions);
+    expect(compared.logs).toBeGreaterThan(0);
+    expect(await count("address_internal_transactions")).toBeGreaterThan(0);
+    expect(await addressLinkMismatches(test.db)).toEqual([]);
   });
 
   it("refuses a state read at a block hash it does not have", async () => {
