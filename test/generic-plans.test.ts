@@ -37,6 +37,7 @@ const rare = "0x00000000000000000000000000000000000000a1";
 const topic = `0x${"ab".repeat(32)}`;
 const poolCreatedTopic = toEventSelector("PoolCreated(address,address,uint24,int24,address)");
 const blocks = 100_000;
+const withdrawalsPerBlock = 4;
 const tokens = 100_000;
 // The busy address's transfers of one ERC-20, in old blocks, beside as many of an ERC-721 between others.
 const tradedTransfers = 20_000;
@@ -172,8 +173,9 @@ describe.each(databaseKinds)("plans of pages on %s", (kind) => {
         '\\x${busy.slice(2)}', 'ERC-20', '{}', '{1}', 'ERC-20', 1
       FROM generate_series(1, ${tradedTransfers}) g;
       INSERT INTO withdrawals (index, block_number, validator_index, address, amount)
-      SELECT g, g, g, CASE WHEN g = 1 THEN '\\x${rare.slice(2)}'::bytea ELSE '\\x${busy.slice(2)}'::bytea END, 1
-      FROM generate_series(1, ${blocks}) g;
+      SELECT g, (g + ${withdrawalsPerBlock - 1}) / ${withdrawalsPerBlock}, g,
+        CASE WHEN g = 1 THEN '\\x${rare.slice(2)}'::bytea ELSE '\\x${busy.slice(2)}'::bytea END, 1
+      FROM generate_series(1, ${blocks * withdrawalsPerBlock}) g;
       ANALYZE;
     `);
   });
@@ -272,15 +274,26 @@ describe.each(databaseKinds)("plans of pages on %s", (kind) => {
 
   it.each([
     ["the rare address", { address: rare }, [1]],
-    ["the busy address", { address: busy }, Array.from({ length: 51 }, (_, i) => blocks - i)],
-    ["the oldest block", { blockNumber: 1 }, [1]],
+    [
+      "the busy address",
+      { address: busy },
+      Array.from({ length: 51 }, (_, i) => blocks * withdrawalsPerBlock - i),
+    ],
+    ["the oldest block", { blockNumber: 1 }, [4, 3, 2, 1]],
+    [
+      "the newest block",
+      { blockNumber: blocks },
+      [4, 3, 2, 1].map((i) => (blocks - 1) * withdrawalsPerBlock + i),
+    ],
   ])("withdrawals of %s: one plan for any values, an index range of their own", async (_, where, indexes) => {
     const statements: Statement[] = [];
     const rows = await listWithdrawals(recording(db, statements), { where, cursor: {}, limit: 51 });
     expect(rows.map((row) => row.index)).toEqual(indexes);
     const [page] = statements;
     // Kept for any address, a plan with the address as an equality walked the withdrawals from the newest
-    // and filtered them by address where few addresses receive them (100,000 rows for the rare one here).
+    // and filtered them by address where few addresses receive them (400,000 rows for the rare one here).
+    // Kept for any block, a plan that joined the blocks merged them from the newest down to the one asked
+    // (100,000 for the oldest), where several withdrawals a block make the plan expect many rows.
     expect(page?.options).toEqual({ genericPlan: true, orderedScans: true });
     const read = await rowsReadByPlan(test, required(page, "SQL"));
     expect(read.map(([relation]) => relation)).toEqual(expect.arrayContaining(["withdrawals", "blocks"]));

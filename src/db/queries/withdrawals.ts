@@ -23,7 +23,9 @@ export type ListWithdrawalsParameters = {
  * range of one value (`rangeOfOne`), so that no plan walks the withdrawals from the newest and checks each
  * one's address, which a plan kept for any address did for a rare one and a plan made for the address's
  * values for one busy only in recent blocks, to its last page. The plan is kept for any values, its limit
- * written in (`limitSql`).
+ * written in (`limitSql`). Each row's timestamp is its block's, looked up by key: joined, a block given as a
+ * range is no constant the join can take, and the plan kept for any block merge-joined the blocks from the
+ * newest down to it (20 ms for an old block at 10 M transactions, 0.2 for the newest).
  */
 export async function listWithdrawals(
   db: Queryable,
@@ -33,8 +35,9 @@ export async function listWithdrawals(
   const [column, value] =
     "address" in where ? ["w.address", byteaParam(where.address)] : ["w.block_number", where.blockNumber];
   return db.query<WithdrawalRow>(
-    `SELECT w.index, w.validator_index, ${hexColumn("w.address", "address")}, w.amount, w.block_number, b.timestamp
-     FROM withdrawals w JOIN blocks b ON b.number = w.block_number
+    `SELECT w.index, w.validator_index, ${hexColumn("w.address", "address")}, w.amount, w.block_number,
+       (SELECT b.timestamp FROM blocks b WHERE b.number = w.block_number) AS timestamp
+     FROM withdrawals w
      WHERE ${rangeOfOne(column, "$1")} AND ${keyset.sql}
      ORDER BY ${column} DESC, w.index DESC
      LIMIT ${limitSql(limit)}`,
