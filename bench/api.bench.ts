@@ -514,12 +514,20 @@ for (const [variant, topic] of [
     },
   });
 }
-// 4: a block's withdrawals (16 per block: one page).
-cases.push({
-  endpoint: "4 block withdrawals",
-  variant: "latest block",
-  path: `/api/v2/blocks/${reachedBlock}/withdrawals`,
-});
+// 4: a block's withdrawals (16 per block: one page), of the newest block and of the oldest with any: a plan that
+// walked the blocks from the newest to the one asked would cost the second what the chain's length does.
+cases.push(
+  {
+    endpoint: "4 block withdrawals",
+    variant: "latest block",
+    path: `/api/v2/blocks/${reachedBlock}/withdrawals`,
+  },
+  {
+    endpoint: "4 block withdrawals",
+    variant: "oldest block",
+    path: `/api/v2/blocks/${(await oneRow<{ block: number }>("SELECT min(block_number)::int AS block FROM withdrawals")).block}/withdrawals`,
+  },
+);
 // 5: the hot address's withdrawals (one per block).
 cases.push({
   endpoint: "5 address withdrawals",
