@@ -516,6 +516,9 @@ for (const [variant, topic] of [
 }
 // 4: a block's withdrawals (16 per block: one page), of the newest block and of the oldest with any: a plan that
 // walked the blocks from the newest to the one asked would cost the second what the chain's length does.
+const oldestWithdrawalBlock = (
+  await oneRow<{ block: number }>("SELECT min(block_number)::int AS block FROM withdrawals")
+).block;
 cases.push(
   {
     endpoint: "4 block withdrawals",
@@ -525,7 +528,7 @@ cases.push(
   {
     endpoint: "4 block withdrawals",
     variant: "oldest block",
-    path: `/api/v2/blocks/${(await oneRow<{ block: number }>("SELECT min(block_number)::int AS block FROM withdrawals")).block}/withdrawals`,
+    path: `/api/v2/blocks/${oldestWithdrawalBlock}/withdrawals`,
   },
 );
 // 5: the hot address's withdrawals (one per block).

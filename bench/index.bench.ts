@@ -13,8 +13,8 @@
  * timed: fetch (JSON-RPC per method), transform and token reads, and the write per statement and table.
  *
  * After the runs (BENCH_ROUNDS above 0), one more pass per database, untimed, is checked against the node at
- * the head (PostgreSQL's is the store floor's pass when that runs): every field of every block, transaction,
- * receipt and log, every address link against the row it indexes (test/support/compare-with-node.ts), every
+ * the head (PostgreSQL's is the store floor's pass when that runs): each stored field of every block, transaction,
+ * receipt, log and withdrawal, every address link against the row it indexes (test/support/compare-with-node.ts), every
  * balance a transfer moved and the holder counters kept with them (test/support/token-ledger.ts); then the
  * two databases' rows against each other. A difference fails the benchmark.
  *
@@ -253,16 +253,15 @@ try {
       .map(([type, count]) => `${type} ${format(count)}`)
       .join(", ");
     console.log(
-      `\nchecked against the node at block ${format(head)} → ${kind} in ${format(performance.now() - started)} ms (${spent.join(", ")}): ${format(stored.compared.blocks)} blocks, ${format(stored.compared.transactions)} transactions with their receipts and ${format(stored.compared.logs)} logs, ${stored.mismatches.length} fields unlike the node's; ${links.length} address links unlike the rows they index; ${format(balances.compared)} balances (${byType}), ${balances.mismatches.length} unlike the node's; ${wrongCounters} holder counters unlike the balances`,
+      `\nchecked against the node at block ${format(head)} → ${kind} in ${format(performance.now() - started)} ms (${spent.join(", ")}): ${format(stored.compared.blocks)} blocks, ${format(stored.compared.transactions)} transactions with their receipts, ${format(stored.compared.logs)} logs and ${format(stored.compared.withdrawals)} withdrawals, ${stored.mismatches.length} differences from the node's answers; ${links.length} address links unlike the rows they index; ${format(balances.compared)} balances (${byType}), ${balances.mismatches.length} unlike the node's; ${wrongCounters} holder counters unlike the balances`,
     );
     if (stored.mismatches.length + links.length + balances.mismatches.length + wrongCounters > 0) {
       throw new Error(
         `${kind}: stored rows, balances or counters are wrong: ${JSON.stringify({ rows: stored.mismatches.slice(0, 5), links: links.slice(0, 5), balances: balances.mismatches.slice(0, 5), counters })}`,
       );
     }
-    const start = performance.now();
-    fingerprints.set(kind, await fingerprint(test.db));
-    console.log(`${kind}: every table's rows hashed in ${format(performance.now() - start)} ms`);
+    fingerprints.set(kind, await timed("rows hashed", () => fingerprint(test.db)));
+    console.log(`${kind}: ${spent.at(-1)} ms`);
   };
 
   if (floor && kinds.includes("postgres")) {

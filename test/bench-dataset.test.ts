@@ -101,8 +101,22 @@ describe.each(databaseKinds)("the benchmark's synthetic chain indexed on %s", (k
     expect(mismatches).toEqual([]);
     expect(compared.transactions).toBe(chain.shape.transactions);
     expect(compared.logs).toBeGreaterThan(0);
+    expect(compared.withdrawals).toBeGreaterThan(0);
     expect(await count("address_internal_transactions")).toBeGreaterThan(0);
     expect(await addressLinkMismatches(test.db)).toEqual([]);
+    // A changed and a lost withdrawal, in a transaction rolled back.
+    const rolledBack = new Error("rolled back");
+    const changed = test.db.transaction(async (tx) => {
+      await tx.query("UPDATE withdrawals SET amount = amount + 1 WHERE index = 0");
+      await tx.query("DELETE FROM withdrawals WHERE index = 1");
+      const { mismatches: found } = await chainMismatches(tx, createSyntheticNode(chain), BigInt(chain.head));
+      expect(found.map(({ where, field }) => `${where} ${field}`).sort()).toEqual([
+        "withdrawal 0 amount",
+        "withdrawal 1 row",
+      ]);
+      throw rolledBack;
+    });
+    await expect(changed).rejects.toBe(rolledBack);
   });
 
   it("refuses a state read at a block hash it does not have", async () => {

@@ -66,6 +66,7 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
         blocks: blocks.length,
         transactions: blocks.flatMap((block) => block.transactions).length,
         logs: receipts.flat().flatMap((receipt) => receipt.logs).length,
+        withdrawals: blocks.flatMap((block) => block.withdrawals ?? []).length,
       },
       mismatches: [],
     });
@@ -90,14 +91,14 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
       ]);
       const { mismatches } = await chainMismatches(tx, client, cut, { window: 16n });
       expect(mismatches).toContainEqual(
-        expect.objectContaining({ where: `log ${Number(log.blockNumber)}:0` }),
+        expect.objectContaining({ where: `log ${Number(log.blockNumber)}:${Number(log.logIndex)}` }),
       );
       expect(mismatches).toContainEqual({
         where: `above block ${cut}`,
         field: "transactions",
         stored: blocks.filter((block) => BigInt(block.number) > cut).flatMap((block) => block.transactions)
           .length,
-        node: 0,
+        expected: 0,
       });
       const { mismatches: atHead } = await chainMismatches(tx, client, head, { window: 16n });
       expect(atHead).toContainEqual(

@@ -51,6 +51,7 @@ const transactionFields: Mapping[] = [
   ["gasPrice", "gas_price", "quantity"],
   ["maxFeePerGas", "max_fee_per_gas", "quantity"],
   ["maxPriorityFeePerGas", "max_priority_fee_per_gas", "quantity"],
+  ["maxFeePerBlobGas", "max_fee_per_blob_gas", "quantity"],
   ["input", "input", "data"],
 ];
 
@@ -61,6 +62,7 @@ const receiptFields: Mapping[] = [
   ["contractAddress", "created_contract", "address"],
   ["blobGasUsed", "blob_gas_used", "quantity"],
   ["blobGasPrice", "blob_gas_price", "quantity"],
+  ["root", "root", "data"],
 ];
 
 /** A node's value in the form the database returns it: decimal text for quantities, lowercase hex for data. */
@@ -79,8 +81,11 @@ function textColumns(mappings: Mapping[]): string {
     .join(", ");
 }
 
-/** A stored value unlike the node's: where (a block, transaction or log), which field, and both values. */
-export type ChainMismatch = { where: string; field: string; stored: unknown; node: unknown };
+/**
+ * A stored value unlike what was expected of it: the node's answer, or for an address link the row it indexes.
+ * Where (a block, transaction, log, withdrawal or link), which field (`row` for a row missing or extra), both values.
+ */
+export type ChainMismatch = { where: string; field: string; stored: unknown; expected: unknown };
 
 function fieldMismatches(
   row: Record<string, unknown>,
@@ -89,8 +94,8 @@ function fieldMismatches(
   where: string,
 ): ChainMismatch[] {
   return mappings.flatMap(([field, column, kind]) => {
-    const node = normalize(answer[field], kind);
-    return row[column] === node ? [] : [{ where, field, stored: row[column], node }];
+    const expected = normalize(answer[field], kind);
+    return row[column] === expected ? [] : [{ where, field, stored: row[column], expected }];
   });
 }
 
@@ -109,7 +114,7 @@ function pairs<Row extends Record<string, unknown>, Answer>(
   const repeated: ChainMismatch[] = [];
   for (const row of rows) {
     const where = rowWhere(row);
-    if (stored.has(where)) repeated.push({ where, field: "row", stored: "stored again", node: null });
+    if (stored.has(where)) repeated.push({ where, field: "row", stored: "stored again", expected: null });
     stored.set(where, row);
   }
   const mismatches = answers.flatMap((answer) => {
@@ -117,15 +122,16 @@ function pairs<Row extends Record<string, unknown>, Answer>(
     const row = stored.get(where);
     stored.delete(where);
     return row === undefined
-      ? [{ where, field: "row", stored: null, node: "answered" }]
+      ? [{ where, field: "row", stored: null, expected: "answered" }]
       : compare(row, answer, where);
   });
-  for (const where of stored.keys()) mismatches.push({ where, field: "row", stored: "stored", node: null });
+  for (const where of stored.keys())
+    mismatches.push({ where, field: "row", stored: "stored", expected: null });
   return [...repeated, ...mismatches];
 }
 
 /** Blocks `from..to` (every block when omitted) as the database holds them, in number order. */
-export function storedBlocks(db: Queryable, range?: [bigint, bigint]) {
+function storedBlocks(db: Queryable, range?: [bigint, bigint]) {
   return db.query(
     `SELECT ${textColumns(blockFields)}, transaction_count FROM blocks b
      ${range ? "WHERE b.number BETWEEN $1 AND $2" : ""} ORDER BY b.number`,
@@ -134,7 +140,7 @@ export function storedBlocks(db: Queryable, range?: [bigint, bigint]) {
 }
 
 /** Every field of the stored blocks unlike the node's blocks, block by block. */
-export function blockMismatches(rows: Record<string, unknown>[], blocks: RpcFullBlock[]): ChainMismatch[] {
+function blockMismatches(rows: Record<string, unknown>[], blocks: RpcFullBlock[]): ChainMismatch[] {
   return pairs(
     rows,
     blocks,
@@ -149,7 +155,7 @@ export function blockMismatches(rows: Record<string, unknown>[], blocks: RpcFull
               where,
               field: "transaction count",
               stored: row.transaction_count,
-              node: block.transactions.length,
+              expected: block.transactions.length,
             },
           ]),
     ],
@@ -160,9 +166,10 @@ export function blockMismatches(rows: Record<string, unknown>[], blocks: RpcFull
  * Transactions of blocks `from..to` (every one when omitted) with their receipt fields and the block hash
  * they are served with (their block's), in (block, index) order.
  */
-export function storedTransactions(db: Queryable, range?: [bigint, bigint]) {
+function storedTransactions(db: Queryable, range?: [bigint, bigint]) {
   return db.query(
-    `SELECT ${textColumns([...transactionFields, ...receiptFields])}, t.first_log_index, t.log_count
+    `SELECT ${textColumns([...transactionFields, ...receiptFields, ["", "blob_versioned_hashes", "data"]])},
+       t.first_log_index, t.log_count
      FROM (SELECT t.*, b.hash AS block_hash FROM transactions t
       JOIN blocks b ON b.number = t.block_number
       ${range ? "WHERE t.block_number BETWEEN $1 AND $2" : ""}) t ORDER BY t.block_number, t.index`,
@@ -171,7 +178,7 @@ export function storedTransactions(db: Queryable, range?: [bigint, bigint]) {
 }
 
 /** Every field of the stored transactions unlike the node's transactions and receipts. */
-export function transactionMismatches(
+function transactionMismatches(
   rows: Record<string, unknown>[],
   blocks: RpcFullBlock[],
   receipts: RpcReceipt[][],
@@ -186,18 +193,35 @@ export function transactionMismatches(
     (row) => `transaction ${row.hash}`,
     (answer) => `transaction ${answer.transaction.hash}`,
     (row, { transaction, receipt }, where) => {
-      if (receipt === undefined) return [{ where, field: "receipt", stored: "stored", node: null }];
+      if (receipt === undefined) return [{ where, field: "receipt", stored: "stored", expected: null }];
       // Where its logs are among the block's: the range a page reads them (and their transfers) by.
       const logRange = [
         receipt.logs.length === 0 ? null : Number(at(receipt.logs, 0, "the receipt's logs").logIndex),
         receipt.logs.length,
       ];
+      // Stored as one value: the hashes one after another.
+      const blobHashes = (transaction as { blobVersionedHashes?: readonly string[] }).blobVersionedHashes;
+      const expectedBlobHashes = blobHashes?.length
+        ? `0x${blobHashes.map((hash) => hash.slice(2)).join("")}`
+        : null;
       return [
         ...fieldMismatches(row, transaction as unknown as Record<string, unknown>, transactionFields, where),
+        ...(row.blob_versioned_hashes === expectedBlobHashes
+          ? []
+          : [
+              {
+                where,
+                field: "blobVersionedHashes",
+                stored: row.blob_versioned_hashes,
+                expected: expectedBlobHashes,
+              },
+            ]),
         ...fieldMismatches(row, receipt as unknown as Record<string, unknown>, receiptFields, where),
         ...(row.first_log_index === logRange[0] && row.log_count === logRange[1]
           ? []
-          : [{ where, field: "log range", stored: [row.first_log_index, row.log_count], node: logRange }]),
+          : [
+              { where, field: "log range", stored: [row.first_log_index, row.log_count], expected: logRange },
+            ]),
       ];
     },
   );
@@ -214,7 +238,7 @@ const logColumns: Mapping[] = [
  * Logs of blocks `from..to` (every one when omitted), in (block, index) order, with the block and
  * transaction hashes they are served with: those of the block and transaction their position names.
  */
-export function storedLogs(db: Queryable, range?: [bigint, bigint]) {
+function storedLogs(db: Queryable, range?: [bigint, bigint]) {
   return db.query(
     `SELECT block_number, log_index, transaction_index, ${textColumns([
       ...logColumns,
@@ -232,7 +256,7 @@ export function storedLogs(db: Queryable, range?: [bigint, bigint]) {
 }
 
 /** Every field of the stored logs unlike the node's receipts' logs. */
-export function logMismatches(rows: Record<string, unknown>[], receipts: RpcReceipt[][]): ChainMismatch[] {
+function logMismatches(rows: Record<string, unknown>[], receipts: RpcReceipt[][]): ChainMismatch[] {
   const logs = receipts.flat().flatMap((receipt) => receipt.logs);
   return pairs(
     rows,
@@ -251,14 +275,47 @@ export function logMismatches(rows: Record<string, unknown>[], receipts: RpcRece
           }[field];
           return row[column] === Number(log[field])
             ? []
-            : [{ where, field, stored: row[column], node: Number(log[field]) }];
+            : [{ where, field, stored: row[column], expected: Number(log[field]) }];
         }),
         ...fieldMismatches(row, log as unknown as Record<string, unknown>, logColumns, where),
         ...(stored.every((topic, t) => topic === topics[t])
           ? []
-          : [{ where, field: "topics", stored, node: topics }]),
+          : [{ where, field: "topics", stored, expected: topics }]),
       ];
     },
+  );
+}
+
+/** Withdrawals of blocks `from..to`, amounts in wei as stored. */
+function storedWithdrawals(db: Queryable, range: [bigint, bigint]) {
+  return db.query(
+    `SELECT index::text, block_number::text, validator_index::text, '0x' || encode(address, 'hex') AS address,
+       amount::text
+     FROM withdrawals WHERE block_number BETWEEN $1 AND $2`,
+    range.map(String),
+  );
+}
+
+/** Every field of the stored withdrawals unlike the blocks' (the node gives amounts in gwei). */
+function withdrawalMismatches(rows: Record<string, unknown>[], blocks: RpcFullBlock[]): ChainMismatch[] {
+  const answers = blocks.flatMap((block) =>
+    (block.withdrawals ?? []).map((withdrawal) => ({
+      index: BigInt(withdrawal.index).toString(),
+      block_number: BigInt(block.number).toString(),
+      validator_index: BigInt(withdrawal.validatorIndex).toString(),
+      address: withdrawal.address.toLowerCase(),
+      amount: (BigInt(withdrawal.amount) * 1_000_000_000n).toString(),
+    })),
+  );
+  return pairs(
+    rows,
+    answers,
+    (row) => `withdrawal ${row.index}`,
+    (answer) => `withdrawal ${answer.index}`,
+    (row, answer, where) =>
+      Object.entries(answer).flatMap(([field, expected]) =>
+        row[field] === expected ? [] : [{ where, field, stored: row[field], expected }],
+      ),
   );
 }
 
@@ -298,15 +355,17 @@ function answered<T>(value: T | null, what: string): T {
 
 /** What {@link chainMismatches} compared, and the first differences it found. */
 export type ChainCheck = {
-  compared: { blocks: number; transactions: number; logs: number };
+  /** The rows of each kind stored in blocks 0 to the head. */
+  compared: { blocks: number; transactions: number; logs: number; withdrawals: number };
   /** At most the first 100. */
   mismatches: ChainMismatch[];
 };
 
 /**
- * Compares blocks 0 to `head` of the database with the node's, `window` blocks at a time (blocks, their
- * transactions with their receipts, their logs: every field the node answers), and that the database holds
- * no row above `head`. For chains too large to hold in memory at once.
+ * Compares blocks 0 to `head` of the database with the node's, `window` blocks at a time: each stored field of
+ * the blocks, their transactions with their receipts, their logs and their withdrawals against the node's
+ * answers, and that none of those is stored above `head`. For chains too large to hold in memory at once. The
+ * frames and token transfers derived from traces and logs are not compared here.
  */
 export async function chainMismatches(
   db: Queryable,
@@ -314,38 +373,43 @@ export async function chainMismatches(
   head: bigint,
   { window = 100n }: { window?: bigint } = {},
 ): Promise<ChainCheck> {
-  const compared = { blocks: 0, transactions: 0, logs: 0 };
+  if (window < 1n) throw new RangeError(`not a window of blocks: ${window}`);
+  const compared = { blocks: 0, transactions: 0, logs: 0, withdrawals: 0 };
   const mismatches: ChainMismatch[] = [];
   for (let from = 0n; from <= head; from += window) {
     const to = from + window - 1n < head ? from + window - 1n : head;
     const numbers = Array.from({ length: Number(to - from) + 1 }, (_, i) => from + BigInt(i));
-    const [blocks, receipts, blockRows, transactionRows, logRows] = await Promise.all([
+    const [blocks, receipts, blockRows, transactionRows, logRows, withdrawalRows] = await Promise.all([
       eth_getBlockByNumber(client, { blocks: numbers }),
       eth_getBlockReceipts(client, { blocks: numbers }),
       storedBlocks(db, [from, to]),
       storedTransactions(db, [from, to]),
       storedLogs(db, [from, to]),
+      storedWithdrawals(db, [from, to]),
     ]);
     const fullBlocks = blocks.map((block, i) => answered(block, `block ${numbers[i]}`));
     const fullReceipts = receipts.map((list, i) => answered(list, `the receipts of block ${numbers[i]}`));
-    compared.blocks += fullBlocks.length;
+    compared.blocks += blockRows.length;
     compared.transactions += transactionRows.length;
     compared.logs += logRows.length;
+    compared.withdrawals += withdrawalRows.length;
     mismatches.push(
       ...blockMismatches(blockRows, fullBlocks),
       ...transactionMismatches(transactionRows, fullBlocks, fullReceipts),
       ...logMismatches(logRows, fullReceipts),
+      ...withdrawalMismatches(withdrawalRows, fullBlocks),
     );
     if (mismatches.length >= 100) break;
   }
-  const [above] = await db.query<{ blocks: number; transactions: number; logs: number }>(
+  const [above] = await db.query<Record<keyof ChainCheck["compared"], number>>(
     `SELECT (SELECT count(*)::int FROM blocks WHERE number > $1) AS blocks,
        (SELECT count(*)::int FROM transactions WHERE block_number > $1) AS transactions,
-       (SELECT count(*)::int FROM logs WHERE block_number > $1) AS logs`,
+       (SELECT count(*)::int FROM logs WHERE block_number > $1) AS logs,
+       (SELECT count(*)::int FROM withdrawals WHERE block_number > $1) AS withdrawals`,
     [head.toString()],
   );
   const beyond = Object.entries(above ?? {}).flatMap(([table, count]) =>
-    count > 0 ? [{ where: `above block ${head}`, field: table, stored: count, node: 0 }] : [],
+    count > 0 ? [{ where: `above block ${head}`, field: table, stored: count, expected: 0 }] : [],
   );
   return { compared, mismatches: [...beyond, ...mismatches].slice(0, 100) };
 }
@@ -452,7 +516,7 @@ export async function addressLinkMismatches(db: Queryable): Promise<ChainMismatc
         where: `${links.table} ${row.key}`,
         field: "row",
         stored: row.stored,
-        node: row.expected,
+        expected: row.expected,
       })),
     );
   }
