@@ -118,7 +118,7 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
         `DELETE FROM address_token_transfers WHERE (block_number, log_index) =
            (SELECT block_number, log_index FROM token_transfers ORDER BY block_number DESC, log_index DESC LIMIT 1)
            AND direction = ${Direction.to}
-         RETURNING concat_ws('/', address, block_number, log_index, direction) AS key`,
+         RETURNING concat_ws('/', address, direction, block_number, log_index) AS key`,
       );
       await tx.query(
         `UPDATE address_transactions SET fee = fee + 1

@@ -54,8 +54,8 @@ function defineTable(definition: TableDefinition) {
   return definition;
 }
 
-/** Where {@link deleteAddressLinks} finds an address index table's rows. */
-type AddressLinks = {
+/** Where an address index table's rows come from, and their keys ({@link deleteAddressLinks}). */
+export type AddressLinks = {
   table: string;
   /** The table the links point to, with a `block_number` column; `s` in `keyOf`. */
   source: string;
@@ -66,6 +66,47 @@ type AddressLinks = {
   /** SQL of each primary-key column of a link, from a party's address expression and a direction. */
   keyOf: (party: string, direction: string) => Record<string, string>;
 };
+
+/**
+ * The address index tables, each a link per party of a row of its source: a reorganization deletes the links
+ * of the orphaned rows, and the tests derive every link again from its source to compare.
+ */
+export const addressLinks = {
+  transactions: {
+    table: "address_transactions",
+    source: "transactions",
+    parties: ["from_address", "to_address", "created_contract"],
+    directions: transactionDirections,
+    keyOf: (party, direction) => ({
+      address_suffix: addressSuffixSql(party),
+      direction,
+      position: transactionPositionSql("s.block_number", "s.index"),
+    }),
+  },
+  internalTransactions: {
+    table: "address_internal_transactions",
+    source: "internal_transactions",
+    parties: ["from_address", "to_address", "created_contract"],
+    keyOf: (party) => ({
+      address: party,
+      block_number: "s.block_number",
+      transaction_index: "s.transaction_index",
+      index: "s.index",
+    }),
+  },
+  tokenTransfers: {
+    table: "address_token_transfers",
+    source: "token_transfers",
+    parties: ["from_address", "to_address"],
+    directions: transferDirections,
+    keyOf: (party, direction) => ({
+      address: party,
+      direction,
+      block_number: "s.block_number",
+      log_index: "s.log_index",
+    }),
+  },
+} as const satisfies Record<string, AddressLinks>;
 
 /**
  * A reorganization's delete of an address index table's rows, found from the orphaned rows of their
@@ -169,17 +210,7 @@ export const tables = {
       fee: "numeric",
     },
     reorganization: {
-      delete: deleteAddressLinks({
-        table: "address_transactions",
-        source: "transactions",
-        parties: ["from_address", "to_address", "created_contract"],
-        directions: transactionDirections,
-        keyOf: (party, direction) => ({
-          address_suffix: addressSuffixSql(party),
-          direction,
-          position: transactionPositionSql("s.block_number", "s.index"),
-        }),
-      }),
+      delete: deleteAddressLinks(addressLinks.transactions),
     },
   }),
   logs: defineTable({
@@ -231,17 +262,7 @@ export const tables = {
       direction: "int2",
     },
     reorganization: {
-      delete: deleteAddressLinks({
-        table: "address_internal_transactions",
-        source: "internal_transactions",
-        parties: ["from_address", "to_address", "created_contract"],
-        keyOf: (party) => ({
-          address: party,
-          block_number: "s.block_number",
-          transaction_index: "s.transaction_index",
-          index: "s.index",
-        }),
-      }),
+      delete: deleteAddressLinks(addressLinks.internalTransactions),
     },
   }),
   withdrawals: defineTable({
@@ -369,18 +390,7 @@ export const tables = {
       token_contract_type: "text",
     },
     reorganization: {
-      delete: deleteAddressLinks({
-        table: "address_token_transfers",
-        source: "token_transfers",
-        parties: ["from_address", "to_address"],
-        directions: transferDirections,
-        keyOf: (party, direction) => ({
-          address: party,
-          direction,
-          block_number: "s.block_number",
-          log_index: "s.log_index",
-        }),
-      }),
+      delete: deleteAddressLinks(addressLinks.tokenTransfers),
     },
   }),
   tokenInstances: defineTable({

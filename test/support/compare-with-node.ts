@@ -1,7 +1,7 @@
 import { expect } from "vitest";
-import { addressSuffixSql, transactionPositionSql } from "../../src/db/address-transaction-keys.ts";
 import type { Database, Queryable } from "../../src/db/client.ts";
 import { Direction } from "../../src/db/direction.ts";
+import { addressLinks } from "../../src/db/tables.ts";
 import type { RpcClient } from "../../src/rpc/client.ts";
 import { eth_getBlockByNumber } from "../../src/rpc/eth_getBlockByNumber.ts";
 import { eth_getBlockReceipts } from "../../src/rpc/eth_getBlockReceipts.ts";
@@ -414,65 +414,21 @@ export async function chainMismatches(
   return { compared, mismatches: [...beyond, ...mismatches].slice(0, 100) };
 }
 
-/** How an address index table follows from the rows it indexes: one row per party, roles or-ed. */
-type AddressLinks = {
-  table: string;
-  source: string;
-  /** The source's address columns and the direction bit each gives. */
-  parties: [column: string, bit: number][];
-  /** Each key column of the link (but `direction` when the key holds it) as SQL over `s` and `p.party`. */
-  key: Record<string, string>;
-  /** Whether `direction` is part of the link's key. */
-  directionInKey: boolean;
-  /** Columns copied or computed from the source row, as SQL over `s`. */
-  columns: Record<string, string>;
+/** The direction bit each party column of a link's source gives (src/indexer/transform/participation.ts). */
+const partyBits: Record<string, number> = {
+  from_address: Direction.from,
+  to_address: Direction.to,
+  created_contract: Direction.created,
 };
 
-const addressLinks: AddressLinks[] = [
-  {
-    table: "address_transactions",
-    source: "transactions",
-    parties: [
-      ["from_address", Direction.from],
-      ["to_address", Direction.to],
-      ["created_contract", Direction.created],
-    ],
-    key: {
-      address_suffix: addressSuffixSql("p.party"),
-      position: transactionPositionSql("s.block_number", "s.index"),
-    },
-    directionInKey: true,
-    columns: { value: "s.value", fee: "s.gas_used * COALESCE(s.effective_gas_price, s.gas_price, 0)" },
+/** What a link copies from its source row, as SQL over `s`, by link table. */
+const copiedColumns: Record<string, Record<string, string>> = {
+  address_transactions: {
+    value: "s.value",
+    fee: "s.gas_used * COALESCE(s.effective_gas_price, s.gas_price, 0)",
   },
-  {
-    table: "address_internal_transactions",
-    source: "internal_transactions",
-    parties: [
-      ["from_address", Direction.from],
-      ["to_address", Direction.to],
-      ["created_contract", Direction.created],
-    ],
-    key: {
-      address: "p.party",
-      block_number: "s.block_number",
-      transaction_index: "s.transaction_index",
-      index: "s.index",
-    },
-    directionInKey: false,
-    columns: {},
-  },
-  {
-    table: "address_token_transfers",
-    source: "token_transfers",
-    parties: [
-      ["from_address", Direction.from],
-      ["to_address", Direction.to],
-    ],
-    key: { address: "p.party", block_number: "s.block_number", log_index: "s.log_index" },
-    directionInKey: true,
-    columns: { token_contract_type: "s.token_contract_type" },
-  },
-];
+  address_token_transfers: { token_contract_type: "s.token_contract_type" },
+};
 
 /**
  * Every row of the address index tables (`address_transactions`, `address_internal_transactions`,
@@ -482,23 +438,25 @@ const addressLinks: AddressLinks[] = [
  */
 export async function addressLinkMismatches(db: Queryable): Promise<ChainMismatch[]> {
   const mismatches: ChainMismatch[] = [];
-  for (const links of addressLinks) {
-    const keyColumns = [...Object.keys(links.key), ...(links.directionInKey ? ["direction"] : [])];
-    const compared = ["direction", ...Object.keys(links.columns)].filter(
-      (column) => !keyColumns.includes(column),
-    );
+  for (const links of Object.values(addressLinks)) {
+    const columns = copiedColumns[links.table] ?? {};
+    // The link's key from a party's address; its direction, when the key holds one, is the parties' bits or-ed.
+    const linkKey: Record<string, string> = links.keyOf("p.party", "direction");
+    const keyColumns = Object.keys(linkKey);
+    const key = Object.fromEntries(Object.entries(linkKey).filter(([column]) => column !== "direction"));
+    const compared = ["direction", ...Object.keys(columns)].filter((column) => !keyColumns.includes(column));
     const rows = await db.query<{ key: string; stored: string | null; expected: string | null }>(
       `WITH expected AS (
-         SELECT ${Object.entries(links.key)
+         SELECT ${Object.entries(key)
            .map(([column, sql]) => `${sql} AS ${column}`)
-           .join(", ")}, bit_or(p.bit)::int2 AS direction${Object.entries(links.columns)
+           .join(", ")}, bit_or(p.bit)::int2 AS direction${Object.entries(columns)
            .map(([column, sql]) => `, ${sql} AS ${column}`)
            .join("")}
          FROM ${links.source} s
-         CROSS JOIN LATERAL (VALUES ${links.parties.map(([column, bit]) => `(s.${column}, ${bit})`).join(", ")})
+         CROSS JOIN LATERAL (VALUES ${links.parties.map((column) => `(s.${column}, ${partyBits[column]})`).join(", ")})
            AS p(party, bit)
          WHERE p.party IS NOT NULL
-         GROUP BY p.party, ${[...Object.values(links.key), ...Object.values(links.columns)].join(", ")}
+         GROUP BY p.party, ${[...Object.values(key), ...Object.values(columns)].join(", ")}
        )
        SELECT concat_ws('/', ${keyColumns
          .map((column) => `COALESCE(e.${column}, a.${column})::text`)
