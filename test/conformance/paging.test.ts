@@ -3,6 +3,7 @@ import { databaseKinds } from "../support/databases.ts";
 import { at } from "../support/elements.ts";
 import { endpointNamed, listEndpoints } from "../support/endpoints.ts";
 import type { IndexedChain } from "../support/indexed-chain.ts";
+import { seededRandom } from "../support/seeded-random.ts";
 import { exactCursor, fetchJson, indexDemoChain } from "./demo-chain.ts";
 import { caseUrl, type ListCase, listCases } from "./list-cases.ts";
 
@@ -143,6 +144,65 @@ describe.each(databaseKinds)("paging on %s", (kind) => {
       const positions = order.map((value) => expected.findIndex((row) => row.order === value));
       expect(positions, `${label}: out of order`).toEqual([...positions].sort((a, b) => a - b));
     }
+  });
+
+  it("answers a real cursor garbled as a client might with a page or the contract's 422, never a 5xx", async () => {
+    const { below, pick } = seededRandom(7);
+    const asSent = (text: string) =>
+      Object.fromEntries(
+        Object.entries(exactCursor(text) ?? {}).map(([key, value]) => [key, String(value)]),
+      ) as Record<string, string>;
+    const firstCursors = await Promise.all(
+      cases.map(async (entry) => asSent((await fetchJson(chain.app, caseUrl(entry))).text)),
+    );
+    const realValues = firstCursors.flatMap(Object.values);
+    const realKeys = [...new Set(firstCursors.flatMap(Object.keys))];
+    const odd = [
+      "",
+      "null",
+      "-1",
+      "-0",
+      "1.5",
+      "1e3",
+      "4.994e+21",
+      "0x",
+      `0x${"ff".repeat(32)}`,
+      "true",
+      "[]",
+      "NaN",
+    ];
+    const bounds = [2n ** 31n, 2n ** 53n, 2n ** 63n, 10n ** 78n].flatMap((bound) => [
+      bound - 1n,
+      bound,
+      -bound,
+    ]);
+    const statuses = new Map<number, number>();
+    for (const [c, entry] of cases.entries()) {
+      for (let i = 0; i < 40; i++) {
+        const sent = { ...firstCursors[c] };
+        for (let change = 0; change <= below(3); change++) {
+          const keys = Object.keys(sent);
+          const key = keys.length > 0 && below(4) > 0 ? pick(keys) : pick(realKeys);
+          const value = sent[key];
+          const draw = below(5);
+          if (draw === 0) delete sent[key];
+          else if (draw === 1) sent[key] = pick(realValues);
+          else if (draw === 2 && value !== undefined && /^-?[0-9]+$/.test(value))
+            sent[key] = String(BigInt(value) + BigInt(below(3) - 1));
+          else if (draw === 3) sent[key] = String(pick(bounds));
+          else sent[key] = pick(odd);
+        }
+        const page = await fetchJson(chain.app, caseUrl(entry, sent));
+        statuses.set(page.status, (statuses.get(page.status) ?? 0) + 1);
+        if (page.status === 200) expect(page.body, page.url).toMatchObject({ items: expect.any(Array) });
+        else {
+          expect(page.status, page.url).toBe(422);
+          expect((page.body as { errors: unknown[] }).errors.length, page.url).toBeGreaterThan(0);
+        }
+      }
+    }
+    // Both answers drawn, so the garbling reached the queries and the validation alike.
+    expect([...statuses.keys()].sort()).toEqual([200, 422]);
   });
 
   it("resumes after the row a cursor of endpoints 1, 6 and 9 names when its value is left out", async () => {
