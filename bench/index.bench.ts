@@ -253,7 +253,7 @@ try {
       .map(([type, count]) => `${type} ${format(count)}`)
       .join(", ");
     console.log(
-      `\nchecked against the node at block ${format(head)} → ${kind} in ${format(performance.now() - started)} ms (${spent.join(", ")}): ${format(stored.compared.blocks)} blocks, ${format(stored.compared.transactions)} transactions with their receipts, ${format(stored.compared.logs)} logs and ${format(stored.compared.withdrawals)} withdrawals, ${stored.mismatches.length} differences from the node's answers; ${links.length} address links unlike the rows they index; ${format(balances.compared)} balances (${byType}), ${balances.mismatches.length} unlike the node's; ${wrongCounters} holder counters unlike the balances`,
+      `\nchecked against the node at block ${format(head)} → ${kind} in ${format(performance.now() - started)} ms (${spent.join(", ")}): ${format(stored.compared.blocks)} blocks, ${format(stored.compared.transactions)} transactions with their receipts, ${format(stored.compared.logs)} logs, ${format(stored.compared.withdrawals)} withdrawals, ${format(stored.compared.frames)} frames and ${format(stored.compared.tokenTransfers)} token transfers, ${stored.mismatches.length} differences from the node's answers; ${links.length} address links unlike the rows they index; ${format(balances.compared)} balances (${byType}), ${balances.mismatches.length} unlike the node's; ${wrongCounters} holder counters unlike the balances`,
     );
     if (stored.mismatches.length + links.length + balances.mismatches.length + wrongCounters > 0) {
       throw new Error(

@@ -102,6 +102,10 @@ describe.each(databaseKinds)("the benchmark's synthetic chain indexed on %s", (k
     expect(compared.transactions).toBe(chain.shape.transactions);
     expect(compared.logs).toBeGreaterThan(0);
     expect(compared.withdrawals).toBeGreaterThan(0);
+    expect(compared.frames).toBe(await count("internal_transactions"));
+    expect(compared.frames).toBeGreaterThan(0);
+    expect(compared.tokenTransfers).toBe(await count("token_transfers"));
+    expect(compared.tokenTransfers).toBeGreaterThan(0);
     expect(await count("address_internal_transactions")).toBeGreaterThan(0);
     expect(await addressLinkMismatches(test.db)).toEqual([]);
     // A changed and a lost withdrawal, in a transaction rolled back.

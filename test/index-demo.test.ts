@@ -59,17 +59,25 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
     expect(rows.length).toBeGreaterThan(100);
   });
 
-  it("compares the chain window by window, finding a changed field, a lost log and rows above the head", async () => {
+  it("compares the chain window by window, finding a changed field, a lost log, a changed frame, a lost transfer and rows above the head", async () => {
     const whole = await chainMismatches(test.db, client, head, { window: 16n });
+    const [stored] = await test.db.query<{ frames: number; transfers: number }>(
+      `SELECT (SELECT count(*)::int FROM internal_transactions) AS frames,
+         (SELECT count(*)::int FROM token_transfers) AS transfers`,
+    );
     expect(whole).toEqual({
       compared: {
         blocks: blocks.length,
         transactions: blocks.flatMap((block) => block.transactions).length,
         logs: receipts.flat().flatMap((receipt) => receipt.logs).length,
         withdrawals: blocks.flatMap((block) => block.withdrawals ?? []).length,
+        frames: stored?.frames,
+        tokenTransfers: stored?.transfers,
       },
       mismatches: [],
     });
+    expect(whole.compared.frames).toBeGreaterThan(0);
+    expect(whole.compared.tokenTransfers).toBeGreaterThan(0);
     const transaction = at(
       blocks.flatMap((block) => block.transactions),
       -1,
@@ -89,6 +97,19 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
         Number(log.blockNumber),
         Number(log.logIndex),
       ]);
+      // The newest frame of a call inside a transaction moved, and the newest token transfer lost.
+      const [frame] = await tx.query<{ key: string }>(
+        `UPDATE internal_transactions SET value = value + 1
+         WHERE (block_number, transaction_index, index) =
+           (SELECT block_number, transaction_index, index FROM internal_transactions
+            ORDER BY block_number DESC, transaction_index DESC, index DESC LIMIT 1)
+         RETURNING concat_ws(':', block_number, transaction_index, index) AS key`,
+      );
+      const [transfer] = await tx.query<{ key: string }>(
+        `DELETE FROM token_transfers WHERE (block_number, log_index) =
+           (SELECT block_number, log_index FROM token_transfers ORDER BY block_number DESC, log_index DESC LIMIT 1)
+         RETURNING concat_ws(':', block_number, log_index) AS key`,
+      );
       const { mismatches } = await chainMismatches(tx, client, cut, { window: 16n });
       expect(mismatches).toContainEqual(
         expect.objectContaining({ where: `log ${Number(log.blockNumber)}:${Number(log.logIndex)}` }),
@@ -104,6 +125,15 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
       expect(atHead).toContainEqual(
         expect.objectContaining({ where: `transaction ${transaction.hash}`, field: "gasUsed" }),
       );
+      expect(atHead).toContainEqual(
+        expect.objectContaining({ where: `frame ${frame?.key}`, field: "value" }),
+      );
+      expect(atHead).toContainEqual({
+        where: `token transfer ${transfer?.key}`,
+        field: "row",
+        stored: null,
+        expected: "answered",
+      });
       throw rolledBack;
     });
     await expect(found).rejects.toBe(rolledBack);

@@ -2,9 +2,12 @@ import { expect } from "vitest";
 import type { Database, Queryable } from "../../src/db/client.ts";
 import { Direction } from "../../src/db/direction.ts";
 import { addressLinks } from "../../src/db/tables.ts";
+import { decodeTokenTransfer } from "../../src/decode/token-transfer.ts";
+import { mapParityBlock } from "../../src/indexer/map-traces.ts";
 import type { RpcClient } from "../../src/rpc/client.ts";
 import { eth_getBlockByNumber } from "../../src/rpc/eth_getBlockByNumber.ts";
 import { eth_getBlockReceipts } from "../../src/rpc/eth_getBlockReceipts.ts";
+import { type ParityTrace, trace_block } from "../../src/rpc/trace_block.ts";
 import type { RpcFullBlock, RpcReceipt } from "../../src/rpc/types.ts";
 import { at } from "./elements.ts";
 
@@ -312,11 +315,135 @@ function withdrawalMismatches(rows: Record<string, unknown>[], blocks: RpcFullBl
     answers,
     (row) => `withdrawal ${row.index}`,
     (answer) => `withdrawal ${answer.index}`,
-    (row, answer, where) =>
-      Object.entries(answer).flatMap(([field, expected]) =>
-        row[field] === expected ? [] : [{ where, field, stored: row[field], expected }],
-      ),
+    (row, answer, where) => textMismatches(row, answer, where),
   );
+}
+
+/** Each stored field of `row` unlike `answer`'s, both as text (null for SQL NULL). */
+function textMismatches(
+  row: Record<string, unknown>,
+  answer: Record<string, string | null>,
+  where: string,
+): ChainMismatch[] {
+  return Object.entries(answer).flatMap(([field, expected]) =>
+    row[field] === expected ? [] : [{ where, field, stored: row[field], expected }],
+  );
+}
+
+/** SQL for a bytea column as 0x hex, NULL kept. */
+const hex = (column: string) => `'0x' || encode(${column}, 'hex') AS ${column}`;
+
+/** Frames of blocks `from..to`, every column as text. */
+function storedFrames(db: Queryable, range: [bigint, bigint]) {
+  return db.query(
+    `SELECT block_number::text, transaction_index::text, index::text, block_index::text, type,
+       ${["from_address", "to_address", "created_contract", "input", "output"].map(hex).join(", ")},
+       value::text, gas::text, gas_used::text, error, array_to_string(trace_address, ',') AS trace_address
+     FROM internal_transactions WHERE block_number BETWEEN $1 AND $2`,
+    range.map(String),
+  );
+}
+
+const text = (value: bigint | number | string | null) => (value === null ? null : String(value));
+
+/**
+ * Every stored frame unlike the node's traces as the indexer maps them (mapParityBlock, whose rules the
+ * tracer tests pin): the frames of each transaction but its top-level call, which the transaction's own row
+ * stands for, each at its position among all of its block's frames, that call included.
+ */
+function frameMismatches(
+  rows: Record<string, unknown>[],
+  blocks: RpcFullBlock[],
+  receipts: RpcReceipt[][],
+  traces: ParityTrace[][],
+): ChainMismatch[] {
+  const answers = blocks.flatMap((block, b) => {
+    const blockReceipts = receipts[b] ?? [];
+    const contexts = block.transactions.map((transaction, t) => ({
+      hash: transaction.hash,
+      gas: BigInt(transaction.gas),
+      gasUsed: BigInt(at(blockReceipts, t, "the block's receipts").gasUsed),
+    }));
+    let blockIndex = 0;
+    return mapParityBlock(traces[b] ?? [], contexts).flatMap((frames) => {
+      const first = blockIndex;
+      blockIndex += frames.length;
+      return frames.flatMap((frame, i) =>
+        frame.index === 0 && frame.type === "call"
+          ? []
+          : [
+              {
+                block_number: text(BigInt(block.number)),
+                transaction_index: text(frame.transactionIndex),
+                index: text(frame.index),
+                block_index: text(first + i),
+                type: frame.type,
+                from_address: frame.from,
+                to_address: frame.to,
+                created_contract: frame.createdContract,
+                input: frame.input.toLowerCase(),
+                output: frame.output?.toLowerCase() ?? null,
+                value: text(frame.value),
+                gas: text(frame.gas),
+                gas_used: text(frame.gasUsed),
+                error: frame.error,
+                trace_address: frame.traceAddress.join(","),
+              },
+            ],
+      );
+    });
+  });
+  const whereOf = (frame: Record<string, unknown>) =>
+    `frame ${frame.block_number}:${frame.transaction_index}:${frame.index}`;
+  return pairs(rows, answers, whereOf, whereOf, (row, answer, where) => textMismatches(row, answer, where));
+}
+
+/** Token transfers of blocks `from..to`, every column as text, ids and amounts comma-separated. */
+function storedTokenTransfers(db: Queryable, range: [bigint, bigint]) {
+  return db.query(
+    `SELECT block_number::text, log_index::text, transaction_index::text,
+       ${["token_address", "from_address", "to_address"].map(hex).join(", ")}, token_type,
+       array_to_string(token_ids, ',') AS token_ids, array_to_string(amounts, ',') AS amounts, item_count::text
+     FROM token_transfers WHERE block_number BETWEEN $1 AND $2`,
+    range.map(String),
+  );
+}
+
+/**
+ * Every stored token transfer unlike the log it was decoded from (decodeTokenTransfer, whose forms its unit
+ * tests and the demo chain's viem decoding pin), and every log that decodes to a transfer but is not stored.
+ * A WETH-style wrap or unwrap may be left out (when its transaction states it with a `Transfer`, or its
+ * token is not an ERC-20); when stored, it is compared like the others.
+ */
+function tokenTransferMismatches(rows: Record<string, unknown>[], receipts: RpcReceipt[][]): ChainMismatch[] {
+  const whereOf = (transfer: Record<string, unknown>) =>
+    `token transfer ${transfer.block_number}:${transfer.log_index}`;
+  const stored = new Set(rows.map(whereOf));
+  const answers = receipts
+    .flat()
+    .flatMap((receipt) => receipt.logs)
+    .flatMap((log) => {
+      const transfer = decodeTokenTransfer({
+        address: log.address,
+        topics: log.topics as string[],
+        data: log.data,
+      });
+      if (transfer === null || transfer === "malformed") return [];
+      const answer = {
+        block_number: text(BigInt(log.blockNumber as string)),
+        log_index: text(BigInt(log.logIndex as string)),
+        transaction_index: text(BigInt(log.transactionIndex as string)),
+        token_address: transfer.token,
+        from_address: transfer.from,
+        to_address: transfer.to,
+        token_type: transfer.type,
+        token_ids: transfer.tokenIds.join(","),
+        amounts: transfer.amounts.join(","),
+        item_count: text(Math.max(transfer.tokenIds.length, transfer.amounts.length)),
+      };
+      return transfer.wrapping && !stored.has(whereOf(answer)) ? [] : [answer];
+    });
+  return pairs(rows, answers, whereOf, whereOf, (row, answer, where) => textMismatches(row, answer, where));
 }
 
 /** Every stored block, in number order, equals the node's answer field by field. */
@@ -356,7 +483,14 @@ function answered<T>(value: T | null, what: string): T {
 /** What {@link chainMismatches} compared, and the first differences it found. */
 export type ChainCheck = {
   /** The rows of each kind stored in blocks 0 to the head. */
-  compared: { blocks: number; transactions: number; logs: number; withdrawals: number };
+  compared: {
+    blocks: number;
+    transactions: number;
+    logs: number;
+    withdrawals: number;
+    frames: number;
+    tokenTransfers: number;
+  };
   /** At most the first 100. */
   mismatches: ChainMismatch[];
 };
@@ -364,8 +498,9 @@ export type ChainCheck = {
 /**
  * Compares blocks 0 to `head` of the database with the node's, `window` blocks at a time: each stored field of
  * the blocks, their transactions with their receipts, their logs and their withdrawals against the node's
- * answers, and that none of those is stored above `head`. For chains too large to hold in memory at once. The
- * frames and token transfers derived from traces and logs are not compared here.
+ * answers, the frames against its `trace_block` traces and the token transfers against its logs, each as the
+ * indexer maps or decodes them, and that none of those is stored above `head`. For chains too large to hold in
+ * memory at once; the node must answer `trace_block`.
  */
 export async function chainMismatches(
   db: Queryable,
@@ -374,18 +509,31 @@ export async function chainMismatches(
   { window = 100n }: { window?: bigint } = {},
 ): Promise<ChainCheck> {
   if (window < 1n) throw new RangeError(`not a window of blocks: ${window}`);
-  const compared = { blocks: 0, transactions: 0, logs: 0, withdrawals: 0 };
+  const compared = { blocks: 0, transactions: 0, logs: 0, withdrawals: 0, frames: 0, tokenTransfers: 0 };
   const mismatches: ChainMismatch[] = [];
   for (let from = 0n; from <= head; from += window) {
     const to = from + window - 1n < head ? from + window - 1n : head;
     const numbers = Array.from({ length: Number(to - from) + 1 }, (_, i) => from + BigInt(i));
-    const [blocks, receipts, blockRows, transactionRows, logRows, withdrawalRows] = await Promise.all([
+    const [
+      blocks,
+      receipts,
+      traces,
+      blockRows,
+      transactionRows,
+      logRows,
+      withdrawalRows,
+      frameRows,
+      transferRows,
+    ] = await Promise.all([
       eth_getBlockByNumber(client, { blocks: numbers }),
       eth_getBlockReceipts(client, { blocks: numbers }),
+      trace_block(client, { blocks: numbers }),
       storedBlocks(db, [from, to]),
       storedTransactions(db, [from, to]),
       storedLogs(db, [from, to]),
       storedWithdrawals(db, [from, to]),
+      storedFrames(db, [from, to]),
+      storedTokenTransfers(db, [from, to]),
     ]);
     const fullBlocks = blocks.map((block, i) => answered(block, `block ${numbers[i]}`));
     const fullReceipts = receipts.map((list, i) => answered(list, `the receipts of block ${numbers[i]}`));
@@ -393,11 +541,15 @@ export async function chainMismatches(
     compared.transactions += transactionRows.length;
     compared.logs += logRows.length;
     compared.withdrawals += withdrawalRows.length;
+    compared.frames += frameRows.length;
+    compared.tokenTransfers += transferRows.length;
     mismatches.push(
       ...blockMismatches(blockRows, fullBlocks),
       ...transactionMismatches(transactionRows, fullBlocks, fullReceipts),
       ...logMismatches(logRows, fullReceipts),
       ...withdrawalMismatches(withdrawalRows, fullBlocks),
+      ...frameMismatches(frameRows, fullBlocks, fullReceipts, traces),
+      ...tokenTransferMismatches(transferRows, fullReceipts),
     );
     if (mismatches.length >= 100) break;
   }
@@ -405,7 +557,9 @@ export async function chainMismatches(
     `SELECT (SELECT count(*)::int FROM blocks WHERE number > $1) AS blocks,
        (SELECT count(*)::int FROM transactions WHERE block_number > $1) AS transactions,
        (SELECT count(*)::int FROM logs WHERE block_number > $1) AS logs,
-       (SELECT count(*)::int FROM withdrawals WHERE block_number > $1) AS withdrawals`,
+       (SELECT count(*)::int FROM withdrawals WHERE block_number > $1) AS withdrawals,
+       (SELECT count(*)::int FROM internal_transactions WHERE block_number > $1) AS frames,
+       (SELECT count(*)::int FROM token_transfers WHERE block_number > $1) AS "tokenTransfers"`,
     [head.toString()],
   );
   const beyond = Object.entries(above ?? {}).flatMap(([table, count]) =>
