@@ -92,7 +92,7 @@ describe.each(databaseKinds)("the benchmark's synthetic chain indexed on %s", (k
     expect(await tokenCounterMismatches(test.db)).toEqual({ tokens: [], holdings: [], instances: [] });
   });
 
-  it("stores every block, transaction, receipt and log as the node answers it, and each address link", async () => {
+  it("stores every block, transaction, receipt, log, frame and token transfer as the node answers it, and each address link", async () => {
     const { compared, mismatches } = await chainMismatches(
       test.db,
       createSyntheticNode(chain),
