@@ -97,7 +97,7 @@ describe.each(databaseKinds)("indexing the demo chain into %s", (kind) => {
         Number(log.blockNumber),
         Number(log.logIndex),
       ]);
-      // The newest frame of a call inside a transaction moved, and the newest token transfer lost.
+      // The newest frame given another value, and the newest token transfer lost.
       const [frame] = await tx.query<{ key: string }>(
         `UPDATE internal_transactions SET value = value + 1
          WHERE (block_number, transaction_index, index) =

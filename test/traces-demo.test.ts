@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Tracer } from "../src/indexer/choose-tracer.ts";
 import { createRpcClient } from "../src/rpc/client.ts";
+import { chainMismatches } from "./support/compare-with-node.ts";
 import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
 import { only } from "./support/elements.ts";
 import { startFaultProxy } from "./support/fault-proxy.ts";
@@ -98,5 +99,18 @@ describe.each(databaseKinds)("internal transactions of the demo chain on %s", (k
               (SELECT count(*)::int FROM transactions WHERE has_error_in_internal_transactions IS NOT NULL) AS known`,
     );
     expect(row).toEqual({ frames: 0, traced: 0, known: 0 });
+  });
+
+  it("hold the node's traces, whichever tracer read them, and none where no tracer did", async () => {
+    const head = BigInt(await client.request<string>("eth_blockNumber"));
+    const framesCompared = new Map<Tracer, number>();
+    for (const [tracer, { db }] of databases) {
+      const { compared, mismatches } = await chainMismatches(db, client, head);
+      expect(mismatches, tracer).toEqual([]);
+      framesCompared.set(tracer, compared.frames);
+    }
+    expect(framesCompared.get("parity")).toBeGreaterThan(0);
+    expect(framesCompared.get("callTracer")).toBe(framesCompared.get("parity"));
+    expect(framesCompared.get("none")).toBe(0);
   });
 });
