@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
 import { transferPreview } from "../src/api/views/transaction.ts";
 import { addressSuffix, transactionPositionSql } from "../src/db/address-transaction-keys.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { batchHeadItems } from "../src/db/tables.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { seedBlocks } from "./support/seed-blocks.ts";
 
@@ -46,6 +48,14 @@ describe.each(databaseKinds)("a batch larger than a page on %s", (kind) => {
          'ERC-1155', CASE n WHEN 2 THEN $4::int ELSE 1 END
        FROM generate_series(1, 3) AS n`,
       [token, sender, receiver, batchSize],
+    );
+    // Its first ids and amounts as the writer keeps them (transformTokenTransfer): the first page reads them,
+    // the next one, past them, the whole arrays.
+    await db.query(
+      `INSERT INTO token_transfer_heads (block_number, log_index, token_ids, amounts)
+       SELECT block_number, log_index, token_ids[1:$1::int], amounts[1:$1::int] FROM token_transfers
+       WHERE item_count > $1::int`,
+      [batchHeadItems],
     );
     await db.query(
       `INSERT INTO address_token_transfers (address, block_number, log_index, direction, token_contract_type)
@@ -118,6 +128,19 @@ describe.each(databaseKinds)("a batch larger than a page on %s", (kind) => {
     const single = body.items.find((item) => item.block_number === 1);
     expect(single?.token_transfers.map((transfer) => transfer.total.token_id)).toEqual(["1001"]);
     expect(single?.token_transfers_overflow).toBe(false);
+  });
+
+  it("gives a batch stored before migration 043 the head the writer gives it", async () => {
+    const heads = () =>
+      test.db.query(
+        "SELECT block_number, log_index, token_ids::text, amounts::text FROM token_transfer_heads",
+      );
+    const written = await heads();
+    expect(written).toHaveLength(1);
+    await test.db.exec("DROP TABLE token_transfer_heads");
+    await test.db.query("DELETE FROM schema_migrations WHERE name = '043_token_transfer_heads.sql'");
+    expect((await migrate(test.db)).applied).toEqual(["043_token_transfer_heads.sql"]);
+    expect(await heads()).toEqual(written);
   });
 
   it("refuses a transfer written without its item count, which every list would show as its first id alone", async () => {

@@ -106,6 +106,9 @@ describe.each(databaseKinds)("the benchmark's synthetic chain indexed on %s", (k
     expect(compared.frames).toBeGreaterThan(0);
     expect(compared.tokenTransfers).toBe(await count("token_transfers"));
     expect(compared.tokenTransfers).toBeGreaterThan(0);
+    // The hot address's mint batches of 100 ids: each with its head, compared above.
+    expect(await count("token_transfer_heads")).toBe(await count("token_transfers WHERE item_count > 64"));
+    expect(await count("token_transfer_heads")).toBeGreaterThan(0);
     expect(await count("address_internal_transactions")).toBeGreaterThan(0);
     expect(await addressLinkMismatches(test.db)).toEqual([]);
     // A changed and a lost withdrawal, in a transaction rolled back.

@@ -132,6 +132,12 @@ function deleteAddressLinks({ table, source, parties, directions, keyOf }: Addre
  * order a reorganization takes it back): a link or counter follows what it is derived from. The writer,
  * the reorganization and the test fingerprint are all derived from these entries.
  */
+/**
+ * How many of a large batch's first ids and amounts `token_transfer_heads` keeps (migration 043 writes the
+ * same number): more than a page shows of one transfer (51 rows) and than a transaction list previews (11).
+ */
+export const batchHeadItems = 64;
+
 export const tables = {
   blocks: defineTable({
     name: "blocks",
@@ -340,6 +346,20 @@ export const tables = {
       item_count: "int4",
     },
     reorganization: { delete: "DELETE FROM token_transfers WHERE block_number > $1" },
+  }),
+  // The first `batchHeadItems` ids and amounts of each batch of more ids, which a transaction list's preview
+  // or a page that starts the batch reads without reading the transfer's whole arrays. A table of its own:
+  // as nullable columns of token_transfers, every transfer's row would carry a null bitmap (8 bytes).
+  tokenTransferHeads: defineTable({
+    name: "token_transfer_heads",
+    key: ["block_number", "log_index"],
+    columns: {
+      block_number: "int8",
+      log_index: "int4",
+      token_ids: "numeric[]",
+      amounts: "numeric[]",
+    },
+    reorganization: { delete: "DELETE FROM token_transfer_heads WHERE block_number > $1" },
   }),
   userOperations: defineTable({
     name: "user_operations",

@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import type { Database, Queryable } from "../../src/db/client.ts";
 import { Direction } from "../../src/db/direction.ts";
-import { addressLinks } from "../../src/db/tables.ts";
+import { addressLinks, batchHeadItems } from "../../src/db/tables.ts";
 import { decodeTokenTransfer } from "../../src/decode/token-transfer.ts";
 import { mapParityBlock } from "../../src/indexer/map-traces.ts";
 import { rangeBlocks } from "../../src/indexer/range-blocks.ts";
@@ -419,7 +419,9 @@ function storedTokenTransfers(db: Queryable, range: [bigint, bigint]) {
   return db.query(
     `SELECT ${columns}, token_type, array_to_string(token_ids, ',') AS token_ids,
        array_to_string(amounts, ',') AS amounts, token_contract_type,
-       (SELECT k.type FROM tokens k WHERE k.address = t.token_address) AS token_row_type
+       (SELECT k.type FROM tokens k WHERE k.address = t.token_address) AS token_row_type,
+       (SELECT array_to_string(h.token_ids, ',') || '/' || array_to_string(h.amounts, ',')
+        FROM token_transfer_heads h WHERE h.block_number = t.block_number AND h.log_index = t.log_index) AS head
      FROM token_transfers t WHERE block_number BETWEEN $1 AND $2`,
     range.map(String),
   );
@@ -427,7 +429,8 @@ function storedTokenTransfers(db: Queryable, range: [bigint, bigint]) {
 
 /**
  * Every stored token transfer unlike the log it was decoded from (decodeTokenTransfer, whose forms its unit
- * tests and the demo chain's viem decoding pin), or whose token type is not its token's (`tokens.type`), and
+ * tests and the demo chain's viem decoding pin), with its batch's head (`token_transfer_heads`) for a batch of
+ * more than `batchHeadItems` ids and none for any other, or whose token type is not its token's (`tokens.type`), and
  * every log that decodes to a transfer but is not stored. A WETH-style wrap or unwrap may be left out (when
  * its transaction states it with a `Transfer`, or its token is not an ERC-20), so one stored that should not
  * be is not found here; one stored is compared like the others.
@@ -446,6 +449,7 @@ function tokenTransferMismatches(rows: Record<string, unknown>[], receipts: RpcR
         data: log.data,
       });
       if (transfer === null || transfer === "malformed") return [];
+      const itemCount = Math.max(transfer.tokenIds.length, transfer.amounts.length);
       const answer = {
         block_number: text(BigInt(log.blockNumber as string)),
         log_index: text(BigInt(log.logIndex as string)),
@@ -456,7 +460,11 @@ function tokenTransferMismatches(rows: Record<string, unknown>[], receipts: RpcR
         token_type: transfer.type,
         token_ids: transfer.tokenIds.join(","),
         amounts: transfer.amounts.join(","),
-        item_count: text(Math.max(transfer.tokenIds.length, transfer.amounts.length)),
+        item_count: text(itemCount),
+        head:
+          itemCount > batchHeadItems
+            ? `${transfer.tokenIds.slice(0, batchHeadItems).join(",")}/${transfer.amounts.slice(0, batchHeadItems).join(",")}`
+            : null,
       };
       return transfer.wrapping && !stored.has(whereOf(answer)) ? [] : [answer];
     });
@@ -592,7 +600,14 @@ export async function chainMismatches(
   const beyond = Object.entries(above ?? {}).flatMap(([table, count]) =>
     count > 0 ? [{ where: `above block ${head}`, field: table, stored: count, expected: 0 }] : [],
   );
-  return { compared, mismatches: [...beyond, ...mismatches].slice(0, 100) };
+  // A head is compared with its transfer's log above; one whose transfer is not stored is left over.
+  const leftOver = await db.query<{ where: string }>(
+    `SELECT 'token transfer head ' || h.block_number || ':' || h.log_index AS where FROM token_transfer_heads h
+     WHERE NOT EXISTS (SELECT 1 FROM token_transfers t WHERE t.block_number = h.block_number AND t.log_index = h.log_index)
+     ORDER BY h.block_number, h.log_index LIMIT 100`,
+  );
+  const heads = leftOver.map(({ where }) => ({ where, field: "row", stored: "stored", expected: null }));
+  return { compared, mismatches: [...beyond, ...heads, ...mismatches].slice(0, 100) };
 }
 
 /** The direction bit each party column of a link's source gives (src/indexer/transform/participation.ts). */

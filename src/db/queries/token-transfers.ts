@@ -1,6 +1,7 @@
 import type { Queryable } from "../client.ts";
 import { type DirectionFilter, transferDirectionsFor } from "../direction.ts";
 import { byteaParam, tokenTypeLiteral } from "../table-rows.ts";
+import { batchHeadItems } from "../tables.ts";
 import type { TransactionRow } from "./address-transactions.ts";
 import { createParameters, hexColumn, limitSql, rangeOfOne } from "./keyset.ts";
 import { rowsOfTransactions, type TransactionLogRange, transactionKey } from "./of-transactions.ts";
@@ -309,6 +310,11 @@ export async function listTokenTransfers(
   const counted = `SELECT t.*, sum(t.items) OVER (${budget} ROWS UNBOUNDED PRECEDING) - t.items AS before
      FROM (SELECT t.*, greatest(least(t.item_count - t.first + 1, ${rowsWanted}), 0) AS items
        FROM (SELECT t.*, ${firstPosition} AS first FROM ${transfers} ${whereSql(outerWhere)}) t) t`;
+  // The ids and amounts a transfer shows, from its batch's head when they are all there: a slice of the whole
+  // arrays reads them whole, out of line once a batch holds a few hundred ids (docs/performance.md, "A
+  // batch's first ids from its head"). A transfer of fewer ids has no head, and looks for none.
+  const fromHead = (column: "token_ids" | "amounts") =>
+    `CASE WHEN h.${column} IS NOT NULL THEN h.${column}[t.first:r.last] ELSE t.${column}[t.first:r.last] END`;
   // The rows a page shows are chosen first, from the transfers alone: the lookups below (token, block,
   // transaction, instance, is_unique) are made for those rows only. Their limit keeps them a statement of
   // their own, planned apart from the lookups: as one join, a typed page took 0.4–0.8 ms more to plan.
@@ -316,7 +322,12 @@ export async function listTokenTransfers(
        t.from_address, t.to_address, x.position::int AS position, x.token_id, x.amount
      FROM (${counted}) t
      CROSS JOIN LATERAL (SELECT t.first + least(t.items, ${rowsWanted} - t.before) - 1 AS last) r
-     CROSS JOIN LATERAL unnest(t.token_ids[t.first:r.last], t.amounts[t.first:r.last])
+     LEFT JOIN LATERAL (
+       SELECT h.token_ids, h.amounts FROM token_transfer_heads h
+       WHERE t.item_count > ${batchHeadItems} AND r.last <= ${batchHeadItems}
+         AND h.block_number = t.block_number AND h.log_index = t.log_index
+     ) h ON true
+     CROSS JOIN LATERAL unnest(${fromHead("token_ids")}, ${fromHead("amounts")})
        WITH ORDINALITY AS spread(token_id, amount, ordinal)
      CROSS JOIN LATERAL (SELECT spread.token_id, spread.amount, spread.ordinal + t.first - 1 AS position) x
      WHERE t.items > 0 AND t.before < ${rowsWanted}

@@ -1,6 +1,6 @@
 import type { RpcLog } from "viem";
 import { Direction } from "../../db/direction.ts";
-import type { RangeRows } from "../../db/tables.ts";
+import { batchHeadItems, type RangeRows } from "../../db/tables.ts";
 import type { TokenTransfer } from "../../decode/token-transfer.ts";
 import type { Participation } from "./participation.ts";
 
@@ -41,15 +41,17 @@ export type TransformTokenTransferParameters = {
 };
 
 /**
- * Adds a token transfer's row, a `token_instances` row for each NFT id the range has not seen yet, and
- * one `address_token_transfers` row per party (one row with both bits for a transfer to oneself). The
- * token's type on these rows is settled when the range's tokens are stored.
+ * Adds a token transfer's row (and its batch's head, for a batch of more than `batchHeadItems` ids), a
+ * `token_instances` row for each NFT id the range has not seen yet, and one `address_token_transfers` row
+ * per party (one row with both bits for a transfer to oneself). The token's type on these rows is settled
+ * when the range's tokens are stored.
  */
 export function transformTokenTransfer(
   rows: RangeRows,
   participation: Participation,
   { blockNumber, logIndex, transactionIndex, transfer, instancesSeen }: TransformTokenTransferParameters,
 ): void {
+  const itemCount = Math.max(transfer.tokenIds.length, transfer.amounts.length);
   rows.tokenTransfers.push({
     block_number: blockNumber,
     log_index: logIndex,
@@ -61,8 +63,16 @@ export function transformTokenTransfer(
     token_ids: transfer.tokenIds,
     amounts: transfer.amounts,
     token_contract_type: null,
-    item_count: Math.max(transfer.tokenIds.length, transfer.amounts.length),
+    item_count: itemCount,
   });
+  if (itemCount > batchHeadItems) {
+    rows.tokenTransferHeads.push({
+      block_number: blockNumber,
+      log_index: logIndex,
+      token_ids: transfer.tokenIds.slice(0, batchHeadItems),
+      amounts: transfer.amounts.slice(0, batchHeadItems),
+    });
+  }
   if (transfer.type !== "ERC-20") {
     for (const id of transfer.tokenIds) {
       const key = `${transfer.token}/${id}`;
