@@ -4,7 +4,7 @@ import { createApiServer } from "../src/api/server.ts";
 import { transferPreview } from "../src/api/views/transaction.ts";
 import { addressSuffix, transactionPositionSql } from "../src/db/address-transaction-keys.ts";
 import { migrate } from "../src/db/migrate.ts";
-import { batchHeadItems } from "../src/db/tables.ts";
+import { batchHeadItems, deleteAbove } from "../src/db/tables.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { seedBlocks } from "./support/seed-blocks.ts";
 
@@ -130,17 +130,52 @@ describe.each(databaseKinds)("a batch larger than a page on %s", (kind) => {
     expect(single?.token_transfers_overflow).toBe(false);
   });
 
-  it("gives a batch stored before migration 043 the head the writer gives it", async () => {
-    const heads = () =>
-      test.db.query(
-        "SELECT block_number, log_index, token_ids::text, amounts::text FROM token_transfer_heads",
-      );
-    const written = await heads();
-    expect(written).toHaveLength(1);
+  it("gives a batch stored before migration 043 its first 64 ids and amounts as its head", async () => {
     await test.db.exec("DROP TABLE token_transfer_heads");
     await test.db.query("DELETE FROM schema_migrations WHERE name = '043_token_transfer_heads.sql'");
     expect((await migrate(test.db)).applied).toEqual(["043_token_transfer_heads.sql"]);
-    expect(await heads()).toEqual(written);
+    const first = Array.from({ length: batchHeadItems }, (_, i) => i + 1);
+    expect(
+      await test.db.query(
+        "SELECT block_number, log_index, token_ids::text, amounts::text FROM token_transfer_heads",
+      ),
+    ).toEqual([
+      {
+        block_number: 2,
+        log_index: 0,
+        token_ids: `{${first.join(",")}}`,
+        amounts: `{${first.map((i) => 1000 + i).join(",")}}`,
+      },
+    ]);
+  });
+
+  it("lists a batch the same without its head, and takes the head back with its transfer in a reorganization", async () => {
+    const paths = ["/api/v2/token-transfers", `/api/v2/addresses/0x${sender}/transactions`];
+    const bodies = () => Promise.all(paths.map(async (path) => (await app.inject(path)).body));
+    const withHead = await bodies();
+    const [head] = await test.db.query<{ token_ids: string; amounts: string }>(
+      "DELETE FROM token_transfer_heads RETURNING token_ids::text, amounts::text",
+    );
+    try {
+      expect(await bodies()).toEqual(withHead);
+    } finally {
+      await test.db.query(
+        "INSERT INTO token_transfer_heads (block_number, log_index, token_ids, amounts) VALUES (2, 0, $1, $2)",
+        [head?.token_ids, head?.amounts],
+      );
+    }
+    const rolledBack = new Error("rolled back");
+    await expect(
+      test.db.transaction(async (tx) => {
+        await deleteAbove(tx, 1n);
+        const [left] = await tx.query<{ heads: number; transfers: number }>(
+          `SELECT (SELECT count(*)::int FROM token_transfer_heads) AS heads,
+             (SELECT count(*)::int FROM token_transfers WHERE block_number > 1) AS transfers`,
+        );
+        expect(left).toEqual({ heads: 0, transfers: 0 });
+        throw rolledBack;
+      }),
+    ).rejects.toBe(rolledBack);
   });
 
   it("refuses a transfer written without its item count, which every list would show as its first id alone", async () => {

@@ -116,8 +116,21 @@ describe.each(databaseKinds)("the benchmark's synthetic chain indexed on %s", (k
     const changed = test.db.transaction(async (tx) => {
       await tx.query("UPDATE withdrawals SET amount = amount + 1 WHERE index = 0");
       await tx.query("DELETE FROM withdrawals WHERE index = 1");
+      // A batch's head changed, and a head left over from a transfer that is gone.
+      const [head] = await tx.query<{ key: string }>(
+        `UPDATE token_transfer_heads SET amounts[1] = amounts[1] + 1
+         WHERE (block_number, log_index) = (SELECT block_number, log_index FROM token_transfer_heads
+           ORDER BY block_number, log_index LIMIT 1)
+         RETURNING block_number || ':' || log_index AS key`,
+      );
+      await tx.query(
+        `INSERT INTO token_transfer_heads (block_number, log_index, token_ids, amounts)
+         VALUES (1, 9999, '{1}', '{1}')`,
+      );
       const { mismatches: found } = await chainMismatches(tx, createSyntheticNode(chain), BigInt(chain.head));
       expect(found.map(({ where, field }) => `${where} ${field}`).sort()).toEqual([
+        `token transfer ${head?.key} head`,
+        "token transfer head 1:9999 row",
         "withdrawal 0 amount",
         "withdrawal 1 row",
       ]);

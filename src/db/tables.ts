@@ -128,16 +128,16 @@ function deleteAddressLinks({ table, source, parties, directions, keyOf }: Addre
 }
 
 /**
- * Every table of the schema, defined once, in the order a range is written (and the reverse of the
- * order a reorganization takes it back): a link or counter follows what it is derived from. The writer,
- * the reorganization and the test fingerprint are all derived from these entries.
- */
-/**
  * How many of a large batch's first ids and amounts `token_transfer_heads` keeps (migration 043 writes the
  * same number): more than a page shows of one transfer (51 rows) and than a transaction list previews (11).
  */
 export const batchHeadItems = 64;
 
+/**
+ * Every table of the schema, defined once, in the order a range is written (and the reverse of the
+ * order a reorganization takes it back): a link or counter follows what it is derived from. The writer,
+ * the reorganization and the test fingerprint are all derived from these entries.
+ */
 export const tables = {
   blocks: defineTable({
     name: "blocks",
