@@ -14,7 +14,8 @@
  *
  * After the runs (BENCH_ROUNDS above 0), one more pass per database, untimed, is checked against the node at
  * the head (PostgreSQL's is the store floor's pass when that runs): each stored field of every block, transaction,
- * receipt, log and withdrawal, every address link against the row it indexes (test/support/compare-with-node.ts), every
+ * receipt, log and withdrawal, every frame, token transfer and batch head against what the indexer's transform makes
+ * of the node's answers, every address link against the row it indexes (test/support/compare-with-node.ts), every
  * balance a transfer moved and the holder counters kept with them (test/support/token-ledger.ts); then the
  * two databases' rows against each other. A difference fails the benchmark.
  *

@@ -129,7 +129,7 @@ describe.each(databaseKinds)("the benchmark's synthetic chain indexed on %s", (k
       );
       const { mismatches: found } = await chainMismatches(tx, createSyntheticNode(chain), BigInt(chain.head));
       expect(found.map(({ where, field }) => `${where} ${field}`).sort()).toEqual([
-        `token transfer ${head?.key} head`,
+        `token transfer head ${head?.key} amounts`,
         "token transfer head 1:9999 row",
         "withdrawal 0 amount",
         "withdrawal 1 row",

@@ -50,6 +50,17 @@ function columnsOf<Columns extends Record<string, ColumnType>>(
   return Object.entries(rows.columns) as [keyof Columns & string, ColumnType][];
 }
 
+/**
+ * A value as the writer hands it to the database, in the text PostgreSQL casts from (and prints back with
+ * `::text`); null for SQL null.
+ */
+export function columnText<Type extends ColumnType>(
+  type: Type,
+  value: ColumnValues[Type] | null | undefined,
+): string | null {
+  return value == null ? null : encoderOf(type)(value);
+}
+
 /** The encoder of a column of SQL type `type`, for values the row types already checked. */
 function encoderOf(type: ColumnType): (value: unknown) => string {
   return encoders[type] as (value: unknown) => string;

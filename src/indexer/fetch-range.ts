@@ -25,6 +25,7 @@ import {
   mapCallTracerBlock,
   mapParityBlock,
   namedTransaction,
+  transactionContextOf,
 } from "./map-traces.ts";
 import { rangeBlocks } from "./range-blocks.ts";
 import { readTokenMetadata, type TokenReadings } from "./read-token-metadata.ts";
@@ -253,11 +254,7 @@ function mapTraces(
   traces: CallTracerResult[][] | ParityTrace[][],
 ): InternalTransaction[][][] {
   return rangeBlocks({ blocks, receipts }).map(({ block, transactions: paired }, b) => {
-    const transactions = paired.map(({ transaction, receipt }) => ({
-      hash: transaction.hash,
-      gas: BigInt(transaction.gas),
-      gasUsed: BigInt(receipt.gasUsed),
-    }));
+    const transactions = paired.map(transactionContextOf);
     const blockTraces = traces[b] ?? [];
     // callTracer results are checked where they are parsed, which recorded traces without their block share.
     if (tracer === "callTracer") return mapCallTracerBlock(blockTraces as CallTracerResult[], transactions);

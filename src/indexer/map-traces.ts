@@ -69,6 +69,17 @@ export type TransactionContext = {
   gasUsed: bigint;
 };
 
+/** The context of a transaction's top frame: its hash and gas limit, and its receipt's `gasUsed`. */
+export function transactionContextOf({
+  transaction,
+  receipt,
+}: {
+  transaction: { hash: Hex; gas: Hex | string };
+  receipt: { gasUsed: Hex | string };
+}): TransactionContext {
+  return { hash: transaction.hash, gas: BigInt(transaction.gas), gasUsed: BigInt(receipt.gasUsed) };
+}
+
 /**
  * One transaction of `debug_traceBlockByNumber(n, { tracer: "callTracer" })`, in block order: its call
  * tree, or why the node could not trace it. Older geth versions send `result` without `txHash`.
