@@ -5,6 +5,7 @@ import { transferPreview } from "../src/api/views/transaction.ts";
 import { addressSuffix, transactionPositionSql } from "../src/db/address-transaction-keys.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { batchHeadItems, deleteAbove } from "../src/db/tables.ts";
+import { writeBatchHeads } from "./support/batch-heads.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { seedBlocks } from "./support/seed-blocks.ts";
 
@@ -49,14 +50,9 @@ describe.each(databaseKinds)("a batch larger than a page on %s", (kind) => {
        FROM generate_series(1, 3) AS n`,
       [token, sender, receiver, batchSize],
     );
-    // Its first ids and amounts as the writer keeps them (transformTokenTransfer): the first page reads them,
-    // the next one, past them, the whole arrays.
-    await db.query(
-      `INSERT INTO token_transfer_heads (block_number, log_index, token_ids, amounts)
-       SELECT block_number, log_index, token_ids[1:$1::int], amounts[1:$1::int] FROM token_transfers
-       WHERE item_count > $1::int`,
-      [batchHeadItems],
-    );
+    // Its first ids and amounts as the writer keeps them: the first page reads them, the next one, past them,
+    // the whole arrays.
+    await writeBatchHeads(db);
     await db.query(
       `INSERT INTO address_token_transfers (address, block_number, log_index, direction, token_contract_type)
        SELECT side.address, n, 0, side.direction, 'ERC-1155'

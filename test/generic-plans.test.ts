@@ -18,12 +18,13 @@ import { listInnerEffects } from "../src/db/queries/transaction.ts";
 import { listTransactionLogs, matchesEvents } from "../src/db/queries/transaction-logs.ts";
 import { findUniswapV3Pools } from "../src/db/queries/uniswap-v3-pools.ts";
 import { listWithdrawals } from "../src/db/queries/withdrawals.ts";
-import { batchHeadItems, deleteAbove } from "../src/db/tables.ts";
+import { deleteAbove } from "../src/db/tables.ts";
 import { readUnfetchedInstances } from "../src/db/token-instances.ts";
 import { uniswapV3PoolTopics } from "../src/decode/actions/uniswap-v3.ts";
 import { summarizedInnerEffects, wrapTopics } from "../src/decode/summarize-transaction.ts";
 import { transferTopic } from "../src/decode/token-transfer.ts";
 import { required } from "../src/required.ts";
+import { writeBatchHeads } from "./support/batch-heads.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { seedBlocks } from "./support/seed-blocks.ts";
 
@@ -1188,12 +1189,9 @@ describe.each(databaseKinds)("plans of pages over batches of thousands of ids on
         ARRAY(SELECT (g * 1000000 + l * 10000 + i)::numeric FROM generate_series(1, ${batchSize}) i),
         ARRAY(SELECT (i * 7919 % 1000 + 1)::numeric FROM generate_series(1, ${batchSize}) i), 'ERC-1155', ${batchSize}
       FROM generate_series(1, ${blocks}) g, generate_series(0, 2) l;
-      -- As the writer keeps them (transformTokenTransfer).
-      INSERT INTO token_transfer_heads (block_number, log_index, token_ids, amounts)
-      SELECT block_number, log_index, token_ids[1:${batchHeadItems}], amounts[1:${batchHeadItems}]
-      FROM token_transfers;
-      ANALYZE;
     `);
+    await writeBatchHeads(db);
+    await db.exec("ANALYZE");
   });
   afterAll(() => test.drop());
 

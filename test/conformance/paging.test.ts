@@ -149,12 +149,8 @@ describe.each(databaseKinds)("paging on %s", (kind) => {
 
   it("answers a real cursor garbled as a client might with a page or the contract's 422, never a 5xx", async () => {
     const { below, pick } = seededRandom(7);
-    const asSent = (text: string) =>
-      Object.fromEntries(
-        Object.entries(exactCursor(text) ?? {}).map(([key, value]) => [key, String(value)]),
-      ) as Record<string, string>;
     const firstCursors = await Promise.all(
-      cases.map(async (entry) => asSent((await fetchJson(chain.app, caseUrl(entry))).text)),
+      cases.map(async (entry) => replay((await fetchJson(chain.app, caseUrl(entry))).text, "verbatim") ?? {}),
     );
     const realValues = firstCursors.flatMap(Object.values);
     const realKeys = [...new Set(firstCursors.flatMap(Object.keys))];
