@@ -7,6 +7,7 @@ import { compileSources } from "../src/demo/compile.ts";
 import { ReorgTooDeepError } from "../src/indexer/create-indexer.ts";
 import { required } from "../src/required.ts";
 import { createRpcClient, type RpcClient, type RpcClientParameters } from "../src/rpc/client.ts";
+import { chainMismatches } from "./support/compare-with-node.ts";
 import { databaseKinds, fingerprint, type TestDatabase } from "./support/databases.ts";
 import { demoArtifact } from "./support/demo-artifact.ts";
 import { at, only } from "./support/elements.ts";
@@ -230,6 +231,80 @@ describe.each(databaseKinds)("following reorganizations on %s", (kind) => {
       expect(await typeOf()).toBe("ERC-20");
     },
   );
+
+  it("takes back a long ERC-1155 batch's head with its block and keeps the replacing batch's", async () => {
+    const DemoMultiToken = await demoArtifact("DemoMultiToken");
+    const deployed = await transact(client, {
+      from: at(accounts, 0),
+      data: encodeDeployData({
+        abi: DemoMultiToken.abi,
+        bytecode: DemoMultiToken.bytecode,
+        args: [accounts[0], "ipfs://multi/{id}"],
+      }),
+      gasPrice,
+    });
+    const multi = deployed.contractAddress as Hex;
+    const multiCall = (functionName: "mintBatch" | "safeBatchTransferFrom", args: unknown[]) =>
+      encodeFunctionData({ abi: DemoMultiToken.abi, functionName, args } as never);
+    const [owner, holder, first, second] = [
+      at(accounts, 0),
+      at(accounts, 1),
+      at(accounts, 2),
+      at(accounts, 3),
+    ];
+    const minted = Array.from({ length: 100 }, (_, i) => 500n + BigInt(i));
+    await transact(client, {
+      from: owner,
+      to: multi,
+      data: multiCall("mintBatch", [holder, minted, minted.map((id) => id * 3n), "0x"]),
+      gasPrice,
+    });
+    const batch = (to: Hex, ids: bigint[]) => ({
+      from: holder,
+      to: multi,
+      data: multiCall("safeBatchTransferFrom", [holder, to, ids, ids.map((id) => id - 400n), "0x"]),
+      gasPrice,
+      gas: toHex(8_000_000),
+    });
+    const orphaned = minted.slice(0, 80);
+    await transact(client, batch(first, orphaned));
+    const heads = () =>
+      test.db.query<{ block_number: number; ids: string[]; amounts: string[] }>(
+        `SELECT h.block_number, h.token_ids::text[] AS ids, h.amounts::text[] AS amounts
+         FROM token_transfer_heads h
+         JOIN token_transfers t ON t.block_number = h.block_number AND t.log_index = h.log_index
+         WHERE t.token_address = $1 ORDER BY h.block_number`,
+        [Buffer.from(multi.slice(2), "hex")],
+      );
+    const headOf = (ids: bigint[], amount: (id: bigint) => bigint) => ({
+      ids: ids.slice(0, 64).map(String),
+      amounts: ids.slice(0, 64).map((id) => String(amount(id))),
+    });
+    await expectCanonical();
+    const before = await heads();
+    expect(before.map(({ ids, amounts }) => ({ ids, amounts }))).toEqual([
+      headOf(minted, (id) => id * 3n),
+      headOf(orphaned, (id) => id - 400n),
+    ]);
+
+    // The batch's block is replaced by one whose batch moves other ids, in another order, to someone else.
+    const replacing = minted.slice(30).reverse();
+    await client.request("anvil_reorg", [1, [[batch(second, replacing), 0]]]);
+    await expectCanonical();
+    const after = await heads();
+    expect(after.map(({ ids, amounts }) => ({ ids, amounts }))).toEqual([
+      headOf(minted, (id) => id * 3n),
+      headOf(replacing, (id) => id - 400n),
+    ]);
+    expect(after[1]?.block_number).toBe(before[1]?.block_number);
+    const head = BigInt(await client.request<Hex>("eth_blockNumber"));
+    const multiBalances = await tokenBalanceMismatches(test.db, client, head, { tokens: [multi] });
+    expect(multiBalances.mismatches).toEqual([]);
+    expect(multiBalances.compared).toBeGreaterThanOrEqual(140);
+    const chain = await chainMismatches(test.db, client, head);
+    expect(chain.mismatches).toEqual([]);
+    expect(chain.compared.tokenTransfers).toBeGreaterThanOrEqual(2);
+  });
 
   it("drops blocks when the node's chain gets shorter: supplies read and contracts created in them", async () => {
     await caughtUp();
