@@ -46,17 +46,31 @@ export function statementKey(text: string): string {
   return `${verb} ${table}`;
 }
 
-/** `db` with the time of every statement summed per {@link statementKey}, inside transactions too. */
+/**
+ * `db` with the time of every statement summed per {@link statementKey}, inside transactions too. On PGlite,
+ * which runs one statement at a time, each statement is sent only once the one before it has ended, so that its
+ * time is its own rather than its wait behind the others (the work is the same: PGlite would run them in turn).
+ */
 export function timedDatabase(db: Database, totals: Totals): Database {
-  const wrap = (target: Queryable): Queryable => ({
-    query: (text, params, options) =>
-      timed(totals, statementKey(text), () => target.query(text, params, options)),
-    exec: (text) => timed(totals, "exec", () => target.exec(text)),
-    ...(target.copyFrom && {
-      copyFrom: (table: string, columns: readonly string[], data: string | Uint8Array<ArrayBuffer>) =>
-        timed(totals, `COPY ${table}`, async () => target.copyFrom?.(table, columns, data)),
-    }),
-  });
+  const wrap = (target: Queryable): Queryable => {
+    let previous: Promise<unknown> = Promise.resolve();
+    const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+      if (db.kind !== "pglite") return work();
+      const turn = previous.then(work, work);
+      previous = turn.catch(() => undefined);
+      return turn;
+    };
+    const timedInTurn = <T>(key: string, work: () => Promise<T>) => inTurn(() => timed(totals, key, work));
+    return {
+      query: (text, params, options) =>
+        timedInTurn(statementKey(text), () => target.query(text, params, options)),
+      exec: (text) => timedInTurn("exec", () => target.exec(text)),
+      ...(target.copyFrom && {
+        copyFrom: (table: string, columns: readonly string[], data: string | Uint8Array<ArrayBuffer>) =>
+          timedInTurn(`COPY ${table}`, async () => target.copyFrom?.(table, columns, data)),
+      }),
+    };
+  };
   return {
     ...wrap(db),
     kind: db.kind,
