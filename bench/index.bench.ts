@@ -10,7 +10,8 @@
  * (default 3), and the median of each is reported.
  *
  * BENCH_STAGES=1 adds one pass per database with the stages run one after another (no overlap) and
- * timed: fetch (JSON-RPC per method), transform and token reads, and the write per statement and table.
+ * timed: fetch (JSON-RPC per method), transform and token reads, and the write per statement and table (on
+ * PGlite each statement alone; on PostgreSQL a range's statements overlap in its connection's pipeline).
  *
  * After the runs (BENCH_ROUNDS above 0), one more pass per database, untimed, is checked against the node at
  * the head (PostgreSQL's is the store floor's pass when that runs): each stored field of every block, transaction,
