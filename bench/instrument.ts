@@ -56,7 +56,7 @@ export function timedDatabase(db: Database, totals: Totals): Database {
     let previous: Promise<unknown> = Promise.resolve();
     const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
       if (db.kind !== "pglite") return work();
-      const turn = previous.then(work, work);
+      const turn = previous.then(work);
       previous = turn.catch(() => undefined);
       return turn;
     };
