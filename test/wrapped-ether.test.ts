@@ -17,7 +17,8 @@ import { createApiServer } from "../src/api/server.ts";
 import { byteaParam } from "../src/db/table-rows.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { artifactOf, compileSources } from "../src/demo/compile.ts";
-import { createRpcClient } from "../src/rpc/client.ts";
+import { createRpcClient, type RpcClient } from "../src/rpc/client.ts";
+import { chainMismatches } from "./support/compare-with-node.ts";
 import { databaseKinds, type TestDatabase } from "./support/databases.ts";
 import { at } from "./support/elements.ts";
 import { indexNode } from "./support/index-node.ts";
@@ -150,7 +151,9 @@ contract WrappingCollection {
 describe.each(databaseKinds)("an ERC-721 contract that emits Deposit on %s", (kind) => {
   let anvil: Anvil;
   let test: TestDatabase;
+  let client: RpcClient;
   let collection: Address;
+  let deposit: { block: bigint; logIndex: number };
   const alice = getAddress("0xa11ce00000000000000000000000000000000a11");
 
   beforeAll(async () => {
@@ -159,7 +162,7 @@ describe.each(databaseKinds)("an ERC-721 contract that emits Deposit on %s", (ki
       "WrappingCollection",
     );
     anvil = await startAnvil();
-    const client = createRpcClient({ url: anvil.rpcUrl });
+    client = createRpcClient({ url: anvil.rpcUrl });
     const account = at(await client.request<Address[]>("eth_accounts"), 0, "dev accounts");
     collection = (await transact(client, { from: account, data: bytecode })).contractAddress as Address;
     for (const [functionName, args] of [
@@ -167,7 +170,10 @@ describe.each(databaseKinds)("an ERC-721 contract that emits Deposit on %s", (ki
       ["deposit", [alice, 5n]],
     ] as const) {
       const data = encodeFunctionData({ abi, functionName, args } as never);
-      await transact(client, { from: account, to: collection, data });
+      const receipt = await transact(client, { from: account, to: collection, data });
+      const log = at(receipt.logs, 0, "the call's event");
+      if (functionName === "deposit")
+        deposit = { block: BigInt(receipt.blockNumber), logIndex: Number(log.logIndex) };
     }
     // One block per range: the Deposit's range finds the collection stored as ERC-721.
     test = (await indexNode(kind, client, { rangeSize: 1 })).test;
@@ -197,5 +203,39 @@ describe.each(databaseKinds)("an ERC-721 contract that emits Deposit on %s", (ki
         [token],
       ),
     ).toEqual([{ id: "7", holder: alice.toLowerCase(), value: "1", type: "ERC-721" }]);
+  });
+
+  it("is found by the check against the node when its Deposit is stored as a transfer", async () => {
+    const head = BigInt(await client.request<Hex>("eth_blockNumber"));
+    // One block per window: the Deposit's window has no ERC-721 transfer, so the transform keeps the wrap,
+    // and only the token's type in that block tells that it must not be stored.
+    expect((await chainMismatches(test.db, client, head, { window: 1n })).mismatches).toEqual([]);
+    const rolledBack = new Error("rolled back");
+    const found = test.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address, from_address,
+           to_address, token_type, token_ids, amounts, token_contract_type, item_count)
+         VALUES ($1, $2, 0, $3, $4, $5, 'ERC-20', '{}', '{5}', 'ERC-721', 1)`,
+        [
+          deposit.block.toString(),
+          deposit.logIndex,
+          byteaParam(collection),
+          byteaParam(zeroAddress),
+          byteaParam(alice),
+        ],
+      );
+      const { mismatches } = await chainMismatches(tx, client, head, { window: 1n });
+      // The row is the transform's own, so the rule is the only difference.
+      expect(mismatches).toEqual([
+        {
+          where: `token transfer ${deposit.block}:${deposit.logIndex}`,
+          field: "wrapping",
+          stored: "ERC-721",
+          expected: "ERC-20",
+        },
+      ]);
+      throw rolledBack;
+    });
+    await expect(found).rejects.toBe(rolledBack);
   });
 });

@@ -356,19 +356,24 @@ type DerivedTable = (typeof derivedTables)[number]["name"];
 
 /**
  * The rows of `table` in blocks `from..to`, each column as PostgreSQL prints it (`::text`); a token transfer
- * also with its token's type now (`token_row_type`).
+ * also with its token's type now (`token_row_type`), and the type it had in the transfer's block as far as
+ * the token row tells (`token_type_then`: the type before its last promotion, for a block below it) with
+ * whether that is the type before a promotion (`before_promotion`).
  */
 function storedDerivedRows(db: Queryable, table: DerivedTable, range: [bigint, bigint]) {
   const { name, columns } = tables[table];
   const tokenType =
     table === "tokenTransfers"
-      ? ", (SELECT k.type FROM tokens k WHERE k.address = t.token_address) AS token_row_type"
+      ? `, k.type AS token_row_type,
+         CASE WHEN k.promoted_at_block > t.block_number THEN k.type_before_promotion ELSE k.type END AS token_type_then,
+         COALESCE(k.promoted_at_block > t.block_number, false) AS before_promotion`
       : "";
+  const tokenRow = table === "tokenTransfers" ? " LEFT JOIN tokens k ON k.address = t.token_address" : "";
   return db.query(
     `SELECT ${Object.keys(columns)
       .map((column) => `t.${column}::text AS ${column}`)
       .join(", ")}${tokenType}
-     FROM ${name} t WHERE t.block_number BETWEEN $1 AND $2`,
+     FROM ${name} t${tokenRow} WHERE t.block_number BETWEEN $1 AND $2`,
     range.map(String),
   );
 }
@@ -396,8 +401,9 @@ function rowsAsText(rows: {
  * holds the `trace_block` answers of the blocks stored as traced, by number; a block stored untraced must have
  * no frames. Beside the transform, a transfer's token type is its token's (`tokens.type`), which the writer
  * settles once the range's tokens are read. A WETH-style wrap or unwrap the transform keeps may be left out
- * (attachTokens drops it when its token turns out not to be an ERC-20), so one stored that should have been
- * dropped for that reason is not found here. Read over a window rather than over the range the indexer read,
+ * (attachTokens drops it when its token turns out not to be an ERC-20); one stored must be of a token that was
+ * an ERC-20 in its block. Where the token row cannot tell that (a block below the last of two promotions, whose
+ * type before it was already ERC-404), a stored one is taken as right. Read over a window rather than over the range the indexer read,
  * a wrap of a token whose ERC-721 or ERC-1155 transfers are in the window but not in that range would be
  * reported as stored against the rule (none of the chains checked here has such a token).
  */
@@ -430,20 +436,28 @@ function derivedMismatches(
     tokenReadings: new Map(),
     proxies: [],
   });
+  const isWrapping = (answer: Record<string, string | null>) => {
+    const transfer = transfers.get(transferKey(Number(answer.block_number), Number(answer.log_index)));
+    return typeof transfer === "object" && transfer.wrapping === true;
+  };
+  // Types only move forward (ERC-20 or ERC-721 to ERC-404, any to ERC-1155): an ERC-404 before the last
+  // promotion may have been an ERC-20 before an earlier one, which the token row no longer records.
+  const wasFungible = (row: Record<string, unknown>) =>
+    row.token_type_then === "ERC-20" || (row.token_type_then === "ERC-404" && row.before_promotion === true);
   return derivedTables.flatMap(({ name, where }) => {
     const storedRows = stored[name];
     const storedKeys = new Set(storedRows.map(where));
-    const answers = rowsAsText(rows[name]).filter((answer) => {
-      if (name !== "tokenTransfers") return true;
-      const transfer = transfers.get(transferKey(Number(answer.block_number), Number(answer.log_index)));
-      const wrapping = typeof transfer === "object" && transfer.wrapping === true;
-      return !wrapping || storedKeys.has(where(answer));
-    });
+    const answers = rowsAsText(rows[name]).filter(
+      (answer) => name !== "tokenTransfers" || !isWrapping(answer) || storedKeys.has(where(answer)),
+    );
     return pairs(storedRows, answers, where, where, (row, answer, label) => {
       if (name !== "tokenTransfers") return textMismatches(row, answer, label);
       const { token_contract_type: _settledLater, ...transformed } = answer;
       return [
         ...textMismatches(row, transformed, label),
+        ...(isWrapping(answer) && !wasFungible(row)
+          ? [{ where: label, field: "wrapping", stored: row.token_type_then, expected: "ERC-20" }]
+          : []),
         ...(row.token_contract_type === row.token_row_type
           ? []
           : [

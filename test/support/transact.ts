@@ -3,7 +3,12 @@ import type { RpcClient } from "../../src/rpc/client.ts";
 import { until } from "./until.ts";
 
 /** What the tests read of a receipt. */
-export type Receipt = { status: Hex; blockNumber: Hex; contractAddress: Address | null };
+export type Receipt = {
+  status: Hex;
+  blockNumber: Hex;
+  contractAddress: Address | null;
+  logs: { address: Address; logIndex: Hex }[];
+};
 
 /**
  * A transaction as `eth_sendTransaction` takes it from one of the node's unlocked (or impersonated)
