@@ -134,6 +134,35 @@ describe.each(databaseKinds)("the demo chain's WETH on %s", (kind) => {
       type: "token_burning",
     });
   });
+
+  it("is found by the check against the node when a wrap is lost", async () => {
+    const receipt = await node.getTransactionReceipt({ hash: examples.wrap });
+    const log = at(
+      receipt.logs.filter((entry) => getAddress(entry.address) === weth),
+      0,
+      "the wrap's Deposit",
+    );
+    const client = createRpcClient({ url: inject("demoRpcUrl") });
+    const rolledBack = new Error("rolled back");
+    const found = test.db.transaction(async (tx) => {
+      await tx.query("DELETE FROM token_transfers WHERE block_number = $1 AND log_index = $2", [
+        log.blockNumber.toString(),
+        log.logIndex,
+      ]);
+      // WETH is an ERC-20 in every range, so no range could have left its wrap out.
+      const { mismatches } = await chainMismatches(tx, client, head, { window: 64n });
+      expect(mismatches).toEqual([
+        {
+          where: `token transfer ${log.blockNumber}:${log.logIndex}`,
+          field: "row",
+          stored: null,
+          expected: "answered",
+        },
+      ]);
+      throw rolledBack;
+    });
+    await expect(found).rejects.toBe(rolledBack);
+  });
 });
 
 // Wrapping moves balances only of ERC-20 tokens: an NFT contract's Deposit, in a range after its type is
@@ -231,6 +260,117 @@ describe.each(databaseKinds)("an ERC-721 contract that emits Deposit on %s", (ki
           where: `token transfer ${deposit.block}:${deposit.logIndex}`,
           field: "wrapping",
           stored: "ERC-721",
+          expected: "ERC-20",
+        },
+      ]);
+      throw rolledBack;
+    });
+    await expect(found).rejects.toBe(rolledBack);
+  });
+});
+
+// An ERC-20 that wraps, then emits an ERC-721 transfer and becomes an ERC-404: its wrap before the promotion
+// is a transfer, its wrap after it is not (attachTokens), whatever blocks the check reads together.
+const promotedSource = `
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+contract PromotedWrapper {
+  bytes32 constant TRANSFER = keccak256("Transfer(address,address,uint256)");
+  event Deposit(address indexed dst, uint256 wad);
+  function mintFungible(address to, uint256 amount) external {
+    bytes32 topic = TRANSFER;
+    assembly { mstore(0, amount) log3(0, 32, topic, 0, to) }
+  }
+  function mintItem(address to, uint256 id) external {
+    bytes32 topic = TRANSFER;
+    assembly { log4(0, 0, topic, 0, to, id) }
+  }
+  function deposit(address dst, uint256 wad) external { emit Deposit(dst, wad); }
+}`;
+
+describe.each(databaseKinds)("an ERC-20 that wraps and turns out an ERC-404 on %s", (kind) => {
+  let anvil: Anvil;
+  let client: RpcClient;
+  let test: TestDatabase;
+  let token: Address;
+  let head: bigint;
+  const deposits: { block: bigint; logIndex: number }[] = [];
+  const alice = getAddress("0xa11ce00000000000000000000000000000000a11");
+
+  beforeAll(async () => {
+    const { abi, bytecode } = artifactOf(
+      await compileSources({ "PromotedWrapper.sol": promotedSource }),
+      "PromotedWrapper",
+    );
+    anvil = await startAnvil();
+    client = createRpcClient({ url: anvil.rpcUrl });
+    const account = at(await client.request<Address[]>("eth_accounts"), 0, "dev accounts");
+    token = (await transact(client, { from: account, data: bytecode })).contractAddress as Address;
+    for (const [functionName, args] of [
+      ["mintFungible", [alice, 100n]],
+      ["deposit", [alice, 5n]],
+      ["mintItem", [alice, 7n]],
+      ["deposit", [alice, 3n]],
+    ] as const) {
+      const data = encodeFunctionData({ abi, functionName, args } as never);
+      const receipt = await transact(client, { from: account, to: token, data });
+      const log = at(receipt.logs, 0, "the call's event");
+      if (functionName === "deposit")
+        deposits.push({ block: BigInt(receipt.blockNumber), logIndex: Number(log.logIndex) });
+    }
+    // One block per range: each Deposit's range finds the token's type as stored before it.
+    const indexed = await indexNode(kind, client, { rangeSize: 1 });
+    test = indexed.test;
+    head = indexed.head as bigint;
+  }, 120_000);
+  afterAll(async () => {
+    await test?.drop();
+    await anvil?.stop();
+  });
+
+  it("keeps the wrap made while it was an ERC-20, and the check finds the chain as the node has it", async () => {
+    const [before, after] = deposits;
+    expect(
+      await test.db.query(
+        "SELECT block_number::text AS block, token_type FROM token_transfers WHERE token_address = $1 ORDER BY block_number",
+        [byteaParam(token)],
+      ),
+    ).toEqual([
+      { block: String((before?.block as bigint) - 1n), token_type: "ERC-20" },
+      { block: String(before?.block), token_type: "ERC-20" },
+      { block: String((after?.block as bigint) - 1n), token_type: "ERC-721" },
+    ]);
+    expect(
+      await test.db.query("SELECT type, type_before_promotion FROM tokens WHERE address = $1", [
+        byteaParam(token),
+      ]),
+    ).toEqual([{ type: "ERC-404", type_before_promotion: "ERC-20" }]);
+    // The whole chain in one window: its ERC-721 transfer does not make the earlier wrap one to leave out.
+    expect((await chainMismatches(test.db, client, head)).mismatches).toEqual([]);
+  });
+
+  it("is found by the check against the node when its wrap after the promotion is stored", async () => {
+    const after = at(deposits, 1, "the Deposit after the promotion");
+    const rolledBack = new Error("rolled back");
+    const found = test.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address, from_address,
+           to_address, token_type, token_ids, amounts, token_contract_type, item_count)
+         VALUES ($1, $2, 0, $3, $4, $5, 'ERC-20', '{}', '{3}', 'ERC-404', 1)`,
+        [
+          after.block.toString(),
+          after.logIndex,
+          byteaParam(token),
+          byteaParam(zeroAddress),
+          byteaParam(alice),
+        ],
+      );
+      const { mismatches } = await chainMismatches(tx, client, head);
+      expect(mismatches).toEqual([
+        {
+          where: `token transfer ${after.block}:${after.logIndex}`,
+          field: "wrapping",
+          stored: "ERC-404",
           expected: "ERC-20",
         },
       ]);

@@ -2,11 +2,16 @@ import type { Hash } from "viem";
 import { expect } from "vitest";
 import type { Database, Queryable } from "../../src/db/client.ts";
 import { Direction } from "../../src/db/direction.ts";
-import { type ColumnType, columnText } from "../../src/db/table-rows.ts";
+import { byteaText, type ColumnType, columnText } from "../../src/db/table-rows.ts";
 import { addressLinks, tables } from "../../src/db/tables.ts";
 import { mapParityBlock, transactionContextOf } from "../../src/indexer/map-traces.ts";
 import { rangeBlocks } from "../../src/indexer/range-blocks.ts";
-import { tokenCandidatesOf, transferKey } from "../../src/indexer/token-candidates.ts";
+import {
+  type RangeTransfers,
+  type TokenCandidatesOptions,
+  tokenCandidatesOf,
+  transferKey,
+} from "../../src/indexer/token-candidates.ts";
 import { transformRange } from "../../src/indexer/transform-range.ts";
 import type { RpcClient } from "../../src/rpc/client.ts";
 import { eth_getBlockByNumber } from "../../src/rpc/eth_getBlockByNumber.ts";
@@ -396,24 +401,63 @@ function rowsAsText(rows: {
 }
 
 /**
+ * Each of the blocks' token transfers as the indexer's transform decodes them, read one block at a time: a
+ * `Deposit` or `Withdrawal` of a token that emits ERC-721 or ERC-1155 transfers in the same block is left out
+ * (tokenCandidatesOf), as the indexer, whose range holds the whole block, leaves it out. One of a token whose
+ * NFT transfers are only in other blocks is kept, whatever range the indexer read it in.
+ */
+function blockTransfers(
+  blocks: RpcFullBlock[],
+  receipts: RpcReceipt[][],
+  options: TokenCandidatesOptions,
+): RangeTransfers {
+  return new Map(
+    blocks.flatMap((block, i) => [
+      ...tokenCandidatesOf([block], [at(receipts, i, "a block's receipts")], options).transfers,
+    ]),
+  );
+}
+
+/** The stored type of each of `addresses`, keyed by the address as PostgreSQL prints it (`\x…`). */
+async function storedTokenTypes(db: Queryable, addresses: string[]): Promise<Map<string, string>> {
+  if (addresses.length === 0) return new Map();
+  const rows = await db.query<{ address: string; type: string }>(
+    `SELECT address::text AS address, type FROM tokens
+     WHERE address = ANY($1::text[]::bytea[])`,
+    [addresses.map((address) => byteaText(address))],
+  );
+  return new Map(rows.map((row) => [row.address, row.type]));
+}
+
+/** The tokens of the WETH-style wraps and unwraps among `transfers`. */
+function wrappingTokens(transfers: RangeTransfers): string[] {
+  const tokens = [...transfers.values()].flatMap((transfer) =>
+    typeof transfer === "object" && transfer.wrapping ? [transfer.token.toLowerCase()] : [],
+  );
+  return [...new Set(tokens)];
+}
+
+/**
  * Every stored frame, token transfer and batch head unlike the rows the indexer's own transform
  * (`transformRange`) makes of the node's blocks, receipts and traces, and each such row not stored. `traces`
  * holds the `trace_block` answers of the blocks stored as traced, by number; a block stored untraced must have
  * no frames. Beside the transform, a transfer's token type is its token's (`tokens.type`), which the writer
- * settles once the range's tokens are read. A WETH-style wrap or unwrap the transform keeps may be left out
- * (attachTokens drops it when its token turns out not to be an ERC-20); one stored must be of a token that was
- * an ERC-20 in its block. Where the token row cannot tell that (a block below the last of two promotions, whose
- * type before it was already ERC-404), a stored one is taken as right. Read over a window rather than over the range the indexer read,
- * a wrap of a token whose ERC-721 or ERC-1155 transfers are in the window but not in that range would be
- * reported as stored against the rule (none of the chains checked here has such a token).
+ * settles once the range's tokens are read.
+ *
+ * A WETH-style wrap or unwrap (`transfers`, see blockTransfers) is dropped by the indexer when its token is
+ * not an ERC-20 when the range is written, or emits NFT transfers in the same range: one stored must be of a
+ * token that was an ERC-20 in its block, and one missing is a difference when its token is an ERC-20 now
+ * (`tokenTypes`), which it was in every range. Where the token row cannot tell the type in a block (below the
+ * last of two promotions, whose type before it was already ERC-404), a stored one is taken as right.
  */
 function derivedMismatches(
   stored: Record<DerivedTable, Record<string, unknown>[]>,
   blocks: RpcFullBlock[],
   receipts: RpcReceipt[][],
   traces: Map<string, ParityTrace[]>,
+  transfers: RangeTransfers,
+  tokenTypes: Map<string, string>,
 ): ChainMismatch[] {
-  const { transfers } = tokenCandidatesOf(blocks, receipts);
   const internalTransactions = rangeBlocks({ blocks, receipts }).map(({ block, transactions }) => {
     const blockTraces = traces.get(BigInt(block.number).toString());
     return blockTraces === undefined
@@ -448,7 +492,11 @@ function derivedMismatches(
     const storedRows = stored[name];
     const storedKeys = new Set(storedRows.map(where));
     const answers = rowsAsText(rows[name]).filter(
-      (answer) => name !== "tokenTransfers" || !isWrapping(answer) || storedKeys.has(where(answer)),
+      (answer) =>
+        name !== "tokenTransfers" ||
+        !isWrapping(answer) ||
+        storedKeys.has(where(answer)) ||
+        tokenTypes.get(answer.token_address ?? "") === "ERC-20",
     );
     return pairs(storedRows, answers, where, where, (row, answer, label) => {
       if (name !== "tokenTransfers") return textMismatches(row, answer, label);
@@ -533,7 +581,7 @@ export async function chainMismatches(
   db: Queryable,
   client: RpcClient,
   head: bigint,
-  { window = 100n }: { window?: bigint } = {},
+  { window = 100n, wrappingContracts }: { window?: bigint } & TokenCandidatesOptions = {},
 ): Promise<ChainCheck> {
   if (window < 1n) throw new RangeError(`not a window of blocks: ${window}`);
   const compared = { blocks: 0, transactions: 0, logs: 0, withdrawals: 0, frames: 0, tokenTransfers: 0 };
@@ -564,6 +612,8 @@ export async function chainMismatches(
     ]);
     const fullBlocks = blocks.map((block, i) => answered(block, `block ${numbers[i]}`));
     const fullReceipts = receipts.map((list, i) => answered(list, `the receipts of block ${numbers[i]}`));
+    const transfers = blockTransfers(fullBlocks, fullReceipts, { wrappingContracts });
+    const tokenTypes = await storedTokenTypes(db, wrappingTokens(transfers));
     // Only the blocks stored as traced have frames to compare; a block stored untraced must have none.
     const traced = blockRows.filter((row) => row.traced === true).map((row) => BigInt(row.number as string));
     const traces = new Map(
@@ -588,6 +638,8 @@ export async function chainMismatches(
         fullBlocks,
         fullReceipts,
         traces,
+        transfers,
+        tokenTypes,
       ),
     );
     if (mismatches.length >= 100) break;
