@@ -236,9 +236,9 @@ describe.each(databaseKinds)("an ERC-721 contract that emits Deposit on %s", (ki
 
   it("is found by the check against the node when its Deposit is stored as a transfer", async () => {
     const head = BigInt(await client.request<Hex>("eth_blockNumber"));
-    // One block per window: the Deposit's window has no ERC-721 transfer, so the transform keeps the wrap,
-    // and only the token's type in that block tells that it must not be stored.
-    expect((await chainMismatches(test.db, client, head, { window: 1n })).mismatches).toEqual([]);
+    // The Deposit's block has no ERC-721 transfer, so the check's transform keeps the wrap, and only the
+    // token's type in that block tells that it must not be stored.
+    expect((await chainMismatches(test.db, client, head)).mismatches).toEqual([]);
     const rolledBack = new Error("rolled back");
     const found = test.db.transaction(async (tx) => {
       await tx.query(
@@ -253,7 +253,7 @@ describe.each(databaseKinds)("an ERC-721 contract that emits Deposit on %s", (ki
           byteaParam(alice),
         ],
       );
-      const { mismatches } = await chainMismatches(tx, client, head, { window: 1n });
+      const { mismatches } = await chainMismatches(tx, client, head);
       // The row is the transform's own, so the rule is the only difference.
       expect(mismatches).toEqual([
         {
@@ -270,12 +270,14 @@ describe.each(databaseKinds)("an ERC-721 contract that emits Deposit on %s", (ki
 });
 
 // An ERC-20 that wraps, then emits an ERC-721 transfer and becomes an ERC-404: its wrap before the promotion
-// is a transfer, its wrap after it is not (attachTokens), whatever blocks the check reads together.
+// is a transfer, its wrap after it is not (attachTokens), whatever blocks the check reads together. Another is
+// promoted twice (to ERC-404, then ERC-1155), which its token row records only the last of.
 const promotedSource = `
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 contract PromotedWrapper {
   bytes32 constant TRANSFER = keccak256("Transfer(address,address,uint256)");
+  bytes32 constant TRANSFER_SINGLE = keccak256("TransferSingle(address,address,address,uint256,uint256)");
   event Deposit(address indexed dst, uint256 wad);
   function mintFungible(address to, uint256 amount) external {
     bytes32 topic = TRANSFER;
@@ -285,6 +287,10 @@ contract PromotedWrapper {
     bytes32 topic = TRANSFER;
     assembly { log4(0, 0, topic, 0, to, id) }
   }
+  function mintSingle(address to, uint256 id, uint256 amount) external {
+    bytes32 topic = TRANSFER_SINGLE;
+    assembly { mstore(0, id) mstore(32, amount) log4(0, 64, topic, caller(), 0, to) }
+  }
   function deposit(address dst, uint256 wad) external { emit Deposit(dst, wad); }
 }`;
 
@@ -292,10 +298,12 @@ describe.each(databaseKinds)("an ERC-20 that wraps and turns out an ERC-404 on %
   let anvil: Anvil;
   let client: RpcClient;
   let test: TestDatabase;
-  let token: Address;
   let head: bigint;
-  const deposits: { block: bigint; logIndex: number }[] = [];
+  /** Each token's calls, in order, with the block and log of the event each emitted. */
+  const calls = new Map<Address, { name: string; block: bigint; logIndex: number }[]>();
   const alice = getAddress("0xa11ce00000000000000000000000000000000a11");
+  const once = () => at([...calls.keys()], 0, "the token promoted once");
+  const twice = () => at([...calls.keys()], 1, "the token promoted twice");
 
   beforeAll(async () => {
     const { abi, bytecode } = artifactOf(
@@ -305,18 +313,30 @@ describe.each(databaseKinds)("an ERC-20 that wraps and turns out an ERC-404 on %
     anvil = await startAnvil();
     client = createRpcClient({ url: anvil.rpcUrl });
     const account = at(await client.request<Address[]>("eth_accounts"), 0, "dev accounts");
-    token = (await transact(client, { from: account, data: bytecode })).contractAddress as Address;
-    for (const [functionName, args] of [
-      ["mintFungible", [alice, 100n]],
-      ["deposit", [alice, 5n]],
-      ["mintItem", [alice, 7n]],
-      ["deposit", [alice, 3n]],
-    ] as const) {
-      const data = encodeFunctionData({ abi, functionName, args } as never);
-      const receipt = await transact(client, { from: account, to: token, data });
-      const log = at(receipt.logs, 0, "the call's event");
-      if (functionName === "deposit")
-        deposits.push({ block: BigInt(receipt.blockNumber), logIndex: Number(log.logIndex) });
+    const plans = [
+      [
+        ["mintFungible", [alice, 100n]],
+        ["deposit", [alice, 5n]],
+        ["mintItem", [alice, 7n]],
+        ["deposit", [alice, 3n]],
+      ],
+      [
+        ["mintFungible", [alice, 100n]],
+        ["deposit", [alice, 5n]],
+        ["mintItem", [alice, 7n]],
+        ["mintSingle", [alice, 8n, 2n]],
+      ],
+    ] as const;
+    for (const plan of plans) {
+      const token = (await transact(client, { from: account, data: bytecode })).contractAddress as Address;
+      const made: { name: string; block: bigint; logIndex: number }[] = [];
+      for (const [functionName, args] of plan) {
+        const data = encodeFunctionData({ abi, functionName, args } as never);
+        const receipt = await transact(client, { from: account, to: token, data });
+        const log = at(receipt.logs, 0, "the call's event");
+        made.push({ name: functionName, block: BigInt(receipt.blockNumber), logIndex: Number(log.logIndex) });
+      }
+      calls.set(token, made);
     }
     // One block per range: each Deposit's range finds the token's type as stored before it.
     const indexed = await indexNode(kind, client, { rangeSize: 1 });
@@ -328,29 +348,40 @@ describe.each(databaseKinds)("an ERC-20 that wraps and turns out an ERC-404 on %
     await anvil?.stop();
   });
 
-  it("keeps the wrap made while it was an ERC-20, and the check finds the chain as the node has it", async () => {
-    const [before, after] = deposits;
-    expect(
-      await test.db.query(
-        "SELECT block_number::text AS block, token_type FROM token_transfers WHERE token_address = $1 ORDER BY block_number",
-        [byteaParam(token)],
-      ),
-    ).toEqual([
-      { block: String((before?.block as bigint) - 1n), token_type: "ERC-20" },
-      { block: String(before?.block), token_type: "ERC-20" },
-      { block: String((after?.block as bigint) - 1n), token_type: "ERC-721" },
+  const storedTransfers = (token: Address) =>
+    test.db.query(
+      `SELECT block_number::text AS block, token_type FROM token_transfers WHERE token_address = $1
+       ORDER BY block_number`,
+      [byteaParam(token)],
+    );
+  const tokenRow = (token: Address) =>
+    test.db.query("SELECT type, type_before_promotion FROM tokens WHERE address = $1", [byteaParam(token)]);
+
+  it("keeps the wraps made while each was an ERC-20, and the check finds the chain as the node has it", async () => {
+    const [mint, wrap, item] = calls.get(once()) ?? [];
+    expect(await storedTransfers(once())).toEqual([
+      { block: String(mint?.block), token_type: "ERC-20" },
+      { block: String(wrap?.block), token_type: "ERC-20" },
+      { block: String(item?.block), token_type: "ERC-721" },
     ]);
-    expect(
-      await test.db.query("SELECT type, type_before_promotion FROM tokens WHERE address = $1", [
-        byteaParam(token),
-      ]),
-    ).toEqual([{ type: "ERC-404", type_before_promotion: "ERC-20" }]);
-    // The whole chain in one window: its ERC-721 transfer does not make the earlier wrap one to leave out.
+    expect(await tokenRow(once())).toEqual([{ type: "ERC-404", type_before_promotion: "ERC-20" }]);
+    const [, twiceWrap, , single] = calls.get(twice()) ?? [];
+    expect(await storedTransfers(twice())).toContainEqual({
+      block: String(twiceWrap?.block),
+      token_type: "ERC-20",
+    });
+    expect(await storedTransfers(twice())).toContainEqual({
+      block: String(single?.block),
+      token_type: "ERC-1155",
+    });
+    expect(await tokenRow(twice())).toEqual([{ type: "ERC-1155", type_before_promotion: "ERC-404" }]);
+    // The whole chain in one window: a token's later NFT transfers do not make its earlier wrap one to leave
+    // out, and the wrap of the token promoted twice is taken as right, its row telling only ERC-404 then.
     expect((await chainMismatches(test.db, client, head)).mismatches).toEqual([]);
   });
 
   it("is found by the check against the node when its wrap after the promotion is stored", async () => {
-    const after = at(deposits, 1, "the Deposit after the promotion");
+    const after = at(calls.get(once()) ?? [], 3, "the Deposit after the promotion");
     const rolledBack = new Error("rolled back");
     const found = test.db.transaction(async (tx) => {
       await tx.query(
@@ -360,7 +391,7 @@ describe.each(databaseKinds)("an ERC-20 that wraps and turns out an ERC-404 on %
         [
           after.block.toString(),
           after.logIndex,
-          byteaParam(token),
+          byteaParam(once()),
           byteaParam(zeroAddress),
           byteaParam(alice),
         ],

@@ -141,7 +141,7 @@ async function restampTokenTypes(tx: Queryable, types: [address: string, type: s
 }
 
 /** Stored types of the tokens at `addresses` (lowercase `0x` hex), keyed the same way. */
-async function readTokenTypes(tx: Queryable, addresses: string[]): Promise<Map<string, string>> {
+export async function readTokenTypes(tx: Queryable, addresses: string[]): Promise<Map<string, string>> {
   if (addresses.length === 0) return new Map();
   const rows = await tx.query<{ address: string; type: string }>(
     `SELECT '0x' || encode(address, 'hex') AS address, type FROM tokens

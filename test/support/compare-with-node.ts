@@ -2,16 +2,12 @@ import type { Hash } from "viem";
 import { expect } from "vitest";
 import type { Database, Queryable } from "../../src/db/client.ts";
 import { Direction } from "../../src/db/direction.ts";
-import { byteaText, type ColumnType, columnText } from "../../src/db/table-rows.ts";
+import { type ColumnType, columnText } from "../../src/db/table-rows.ts";
 import { addressLinks, tables } from "../../src/db/tables.ts";
+import { readTokenTypes } from "../../src/db/token-types.ts";
 import { mapParityBlock, transactionContextOf } from "../../src/indexer/map-traces.ts";
 import { rangeBlocks } from "../../src/indexer/range-blocks.ts";
-import {
-  type RangeTransfers,
-  type TokenCandidatesOptions,
-  tokenCandidatesOf,
-  transferKey,
-} from "../../src/indexer/token-candidates.ts";
+import { type RangeTransfers, tokenCandidatesOf, transferKey } from "../../src/indexer/token-candidates.ts";
 import { transformRange } from "../../src/indexer/transform-range.ts";
 import type { RpcClient } from "../../src/rpc/client.ts";
 import { eth_getBlockByNumber } from "../../src/rpc/eth_getBlockByNumber.ts";
@@ -361,9 +357,9 @@ type DerivedTable = (typeof derivedTables)[number]["name"];
 
 /**
  * The rows of `table` in blocks `from..to`, each column as PostgreSQL prints it (`::text`); a token transfer
- * also with its token's type now (`token_row_type`), and the type it had in the transfer's block as far as
- * the token row tells (`token_type_then`: the type before its last promotion, for a block below it) with
- * whether that is the type before a promotion (`before_promotion`).
+ * also with its token's type now (`token_row_type`), and its type in the transfer's block as far as the token
+ * row tells (`token_type_then`: below its last promotion the type before it) with whether the block is at or
+ * above that promotion (`promoted_by_then`). The row keeps one promotion: an earlier one is not recorded.
  */
 function storedDerivedRows(db: Queryable, table: DerivedTable, range: [bigint, bigint]) {
   const { name, columns } = tables[table];
@@ -371,7 +367,7 @@ function storedDerivedRows(db: Queryable, table: DerivedTable, range: [bigint, b
     table === "tokenTransfers"
       ? `, k.type AS token_row_type,
          CASE WHEN k.promoted_at_block > t.block_number THEN k.type_before_promotion ELSE k.type END AS token_type_then,
-         COALESCE(k.promoted_at_block > t.block_number, false) AS before_promotion`
+         COALESCE(k.promoted_at_block <= t.block_number, false) AS promoted_by_then`
       : "";
   const tokenRow = table === "tokenTransfers" ? " LEFT JOIN tokens k ON k.address = t.token_address" : "";
   return db.query(
@@ -401,35 +397,21 @@ function rowsAsText(rows: {
 }
 
 /**
- * Each of the blocks' token transfers as the indexer's transform decodes them, read one block at a time: a
- * `Deposit` or `Withdrawal` of a token that emits ERC-721 or ERC-1155 transfers in the same block is left out
- * (tokenCandidatesOf), as the indexer, whose range holds the whole block, leaves it out. One of a token whose
- * NFT transfers are only in other blocks is kept, whatever range the indexer read it in.
+ * Each of the blocks' token transfers as the indexer's transform decodes them (with its default of every
+ * contract's `Deposit` and `Withdrawal`), one block at a time: a wrap of a token that emits ERC-721 or ERC-1155
+ * transfers in the same block is left out (tokenCandidatesOf), as the indexer, whose range holds the whole
+ * block, leaves it out. A wrap of a token whose NFT transfers are only in other blocks is kept here; the indexer
+ * may have left it out, which derivedMismatches settles by the token's type.
  */
-function blockTransfers(
-  blocks: RpcFullBlock[],
-  receipts: RpcReceipt[][],
-  options: TokenCandidatesOptions,
-): RangeTransfers {
+function blockTransfers(blocks: RpcFullBlock[], receipts: RpcReceipt[][]): RangeTransfers {
   return new Map(
     blocks.flatMap((block, i) => [
-      ...tokenCandidatesOf([block], [at(receipts, i, "a block's receipts")], options).transfers,
+      ...tokenCandidatesOf([block], [at(receipts, i, "a block's receipts")]).transfers,
     ]),
   );
 }
 
-/** The stored type of each of `addresses`, keyed by the address as PostgreSQL prints it (`\x…`). */
-async function storedTokenTypes(db: Queryable, addresses: string[]): Promise<Map<string, string>> {
-  if (addresses.length === 0) return new Map();
-  const rows = await db.query<{ address: string; type: string }>(
-    `SELECT address::text AS address, type FROM tokens
-     WHERE address = ANY($1::text[]::bytea[])`,
-    [addresses.map((address) => byteaText(address))],
-  );
-  return new Map(rows.map((row) => [row.address, row.type]));
-}
-
-/** The tokens of the WETH-style wraps and unwraps among `transfers`. */
+/** The tokens (lowercase `0x` hex) of the WETH-style wraps and unwraps among `transfers`. */
 function wrappingTokens(transfers: RangeTransfers): string[] {
   const tokens = [...transfers.values()].flatMap((transfer) =>
     typeof transfer === "object" && transfer.wrapping ? [transfer.token.toLowerCase()] : [],
@@ -445,10 +427,11 @@ function wrappingTokens(transfers: RangeTransfers): string[] {
  * settles once the range's tokens are read.
  *
  * A WETH-style wrap or unwrap (`transfers`, see blockTransfers) is dropped by the indexer when its token is
- * not an ERC-20 when the range is written, or emits NFT transfers in the same range: one stored must be of a
+ * not an ERC-20 as its range is written, or emits NFT transfers in the same range. So one stored must be of a
  * token that was an ERC-20 in its block, and one missing is a difference when its token is an ERC-20 now
- * (`tokenTypes`), which it was in every range. Where the token row cannot tell the type in a block (below the
- * last of two promotions, whose type before it was already ERC-404), a stored one is taken as right.
+ * (`tokenTypes`, keyed by lowercase `0x` address): such a token had no NFT transfer in any stored block. Where
+ * the token row cannot tell the type in a block, an ERC-404 below its last promotion or never promoted (it may
+ * have been an ERC-20 before a promotion the row no longer records), a stored one is taken as right.
  */
 function derivedMismatches(
   stored: Record<DerivedTable, Record<string, unknown>[]>,
@@ -484,10 +467,9 @@ function derivedMismatches(
     const transfer = transfers.get(transferKey(Number(answer.block_number), Number(answer.log_index)));
     return typeof transfer === "object" && transfer.wrapping === true;
   };
-  // Types only move forward (ERC-20 or ERC-721 to ERC-404, any to ERC-1155): an ERC-404 before the last
-  // promotion may have been an ERC-20 before an earlier one, which the token row no longer records.
-  const wasFungible = (row: Record<string, unknown>) =>
-    row.token_type_then === "ERC-20" || (row.token_type_then === "ERC-404" && row.before_promotion === true);
+  // An ERC-404 at or above a recorded promotion became one there; otherwise it may have been an ERC-20 then.
+  const mayWrap = (row: Record<string, unknown>) =>
+    row.token_type_then === "ERC-20" || (row.token_type_then === "ERC-404" && row.promoted_by_then !== true);
   return derivedTables.flatMap(({ name, where }) => {
     const storedRows = stored[name];
     const storedKeys = new Set(storedRows.map(where));
@@ -496,14 +478,14 @@ function derivedMismatches(
         name !== "tokenTransfers" ||
         !isWrapping(answer) ||
         storedKeys.has(where(answer)) ||
-        tokenTypes.get(answer.token_address ?? "") === "ERC-20",
+        tokenTypes.get(`0x${answer.token_address?.slice(2)}`) === "ERC-20",
     );
     return pairs(storedRows, answers, where, where, (row, answer, label) => {
       if (name !== "tokenTransfers") return textMismatches(row, answer, label);
       const { token_contract_type: _settledLater, ...transformed } = answer;
       return [
         ...textMismatches(row, transformed, label),
-        ...(isWrapping(answer) && !wasFungible(row)
+        ...(isWrapping(answer) && !mayWrap(row)
           ? [{ where: label, field: "wrapping", stored: row.token_type_then, expected: "ERC-20" }]
           : []),
         ...(row.token_contract_type === row.token_row_type
@@ -581,7 +563,7 @@ export async function chainMismatches(
   db: Queryable,
   client: RpcClient,
   head: bigint,
-  { window = 100n, wrappingContracts }: { window?: bigint } & TokenCandidatesOptions = {},
+  { window = 100n }: { window?: bigint } = {},
 ): Promise<ChainCheck> {
   if (window < 1n) throw new RangeError(`not a window of blocks: ${window}`);
   const compared = { blocks: 0, transactions: 0, logs: 0, withdrawals: 0, frames: 0, tokenTransfers: 0 };
@@ -612,8 +594,8 @@ export async function chainMismatches(
     ]);
     const fullBlocks = blocks.map((block, i) => answered(block, `block ${numbers[i]}`));
     const fullReceipts = receipts.map((list, i) => answered(list, `the receipts of block ${numbers[i]}`));
-    const transfers = blockTransfers(fullBlocks, fullReceipts, { wrappingContracts });
-    const tokenTypes = await storedTokenTypes(db, wrappingTokens(transfers));
+    const transfers = blockTransfers(fullBlocks, fullReceipts);
+    const tokenTypes = await readTokenTypes(db, wrappingTokens(transfers));
     // Only the blocks stored as traced have frames to compare; a block stored untraced must have none.
     const traced = blockRows.filter((row) => row.traced === true).map((row) => BigInt(row.number as string));
     const traces = new Map(
