@@ -380,6 +380,35 @@ describe.each(databaseKinds)("an ERC-20 that wraps and turns out an ERC-404 on %
     expect((await chainMismatches(test.db, client, head)).mismatches).toEqual([]);
   });
 
+  it("stores the same transfers, types and balances when one range holds the whole chain", async () => {
+    const whole = (await indexNode(kind, client, { rangeSize: 1_000 })).test;
+    try {
+      const rows = (db: TestDatabase["db"]) =>
+        db.query(
+          `SELECT 'transfer' AS kind, block_number::text AS at, token_type AS detail, token_contract_type AS type
+           FROM token_transfers
+           UNION ALL SELECT 'token', promoted_at_block::text, type_before_promotion, type FROM tokens
+           UNION ALL SELECT 'balance', token_id::text || ':' || encode(holder, 'hex'), value::text, token_contract_type
+           FROM token_balances
+           ORDER BY 1, 2, 3, 4`,
+        );
+      const wrapsStored = await test.db.query(
+        "SELECT count(*)::int AS wraps FROM token_transfers WHERE block_number = ANY($1::int8[])",
+        [
+          [...calls.values()]
+            .flat()
+            .filter((call) => call.name === "deposit")
+            .map((call) => call.block.toString()),
+        ],
+      );
+      // Both tokens' wraps before their first NFT transfer, not the one after it.
+      expect(wrapsStored).toEqual([{ wraps: 2 }]);
+      expect(await rows(whole.db)).toEqual(await rows(test.db));
+    } finally {
+      await whole.drop();
+    }
+  });
+
   it("is found by the check against the node when its wrap after the promotion is stored", async () => {
     const after = at(calls.get(once()) ?? [], 3, "the Deposit after the promotion");
     const rolledBack = new Error("rolled back");

@@ -28,7 +28,8 @@ export type AttachTokensParameters = {
  * blocks its mints are spread over (a state is loaded per request; anvil takes 15–50 ms for each).
  * Supplies and descriptions then depend on where ranges end only for tokens that change them without a
  * mint or burn; `read_at_block` records the block. The `Deposit` and `Withdrawal` transfers of a token
- * that is not an ERC-20, which only the stored type tells for a known token, are taken out of the rows.
+ * that is not an ERC-20 in their block, which only the stored type tells for a known token, are taken out of
+ * the rows.
  */
 export async function attachTokens({ client, db, range, keptUpTo }: AttachTokensParameters): Promise<void> {
   const { rows, to, toHash } = range;
@@ -63,10 +64,16 @@ export async function attachTokens({ client, db, range, keptUpTo }: AttachTokens
   });
   const metadata = new Map([...ahead, ...missing]);
   // The stored type decides for a known token: one stored as ERC-20 that emits ERC-721 or ERC-1155 forms
-  // here had its wrapping transfers left out by tokenCandidatesOf already.
-  const settledType = (address: Address, candidate: TokenCandidate) =>
-    known.get(address) ?? tokenType(candidate.forms, metadata.get(address));
-  dropWrappingOfNonFungibles(rows, candidates, settledType);
+  // here had its wrapping transfers from the first of them on left out by tokenCandidatesOf already. A token
+  // new here has in a block the type of the forms it used up to that block, as a range ending there would
+  // give it, or, before its first form, the range's type.
+  const typeAt = (address: Address, candidate: TokenCandidate, block: number) => {
+    const stored = known.get(address);
+    if (stored !== undefined) return stored;
+    const used = new Map([...candidate.forms].filter(([, first]) => first <= block));
+    return tokenType(used.size > 0 ? used : candidate.forms, metadata.get(address));
+  };
+  dropWrappingOfNonFungibles(rows, candidates, typeAt);
   const types = new Map(stale.map((token) => [token.address, token.type]));
   for (const read of reads) {
     const candidate = range.tokenCandidates.get(read.address);
@@ -107,20 +114,20 @@ export async function attachTokens({ client, db, range, keptUpTo }: AttachTokens
 
 /**
  * Removes the `Deposit` and `Withdrawal` transfers (with their address rows) of tokens that are not
- * ERC-20s, whose balances those events do not move: so that a wrapped NFT's contract keeps its holders,
- * and its type (its token row, with no transfer left in the range, cannot change the stored type:
+ * ERC-20s in their block, whose balances those events do not move: so that a wrapped NFT's contract keeps its
+ * holders, and its type (its token row, with no transfer left in the range, cannot change the stored type:
  * storeTokensAndTypes).
  */
 function dropWrappingOfNonFungibles(
   rows: AttachTokensParameters["range"]["rows"],
   candidates: [Address, TokenCandidate][],
-  typeOf: (address: Address, candidate: TokenCandidate) => StoredTokenType,
+  typeAt: (address: Address, candidate: TokenCandidate, block: number) => StoredTokenType,
 ): void {
   const dropped = new Set(
     candidates.flatMap(([address, candidate]) =>
-      candidate.wrappingTransfers.length > 0 && typeOf(address, candidate) !== "ERC-20"
-        ? candidate.wrappingTransfers
-        : [],
+      candidate.wrappingTransfers
+        .filter(({ block }) => typeAt(address, candidate, block) !== "ERC-20")
+        .map(({ key }) => key),
     ),
   );
   if (dropped.size === 0) return;

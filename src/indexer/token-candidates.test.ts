@@ -40,16 +40,24 @@ const nftMint = (token: Address, to: Address, id: bigint): Log => ({
 
 /** One block (number 1) whose transactions emit these logs, numbered through the block as a node numbers them. */
 function range(...transactions: Log[][]): [RpcFullBlock[], RpcReceipt[][]] {
-  let logIndex = 0;
-  const receipts = transactions.map((logs, t) => ({
-    transactionHash: toHex(t, { size: 32 }),
-    logs: logs.map((log) => ({ ...log, logIndex: toHex(logIndex++) })),
-  }));
-  const block = {
-    number: "0x1",
-    transactions: receipts.map(({ transactionHash }) => ({ hash: transactionHash })),
-  };
-  return [[block as unknown as RpcFullBlock], [receipts as unknown as RpcReceipt[]]];
+  return blocks(transactions);
+}
+
+/** Blocks numbered from 1, each given as its transactions' logs. */
+function blocks(...each: Log[][][]): [RpcFullBlock[], RpcReceipt[][]] {
+  const made = each.map((transactions, b) => {
+    let logIndex = 0;
+    const receipts = transactions.map((logs, t) => ({
+      transactionHash: toHex(b * 1000 + t, { size: 32 }),
+      logs: logs.map((log) => ({ ...log, logIndex: toHex(logIndex++) })),
+    }));
+    const block = {
+      number: toHex(b + 1),
+      transactions: receipts.map(({ transactionHash }) => ({ hash: transactionHash })),
+    };
+    return [block as unknown as RpcFullBlock, receipts as unknown as RpcReceipt[]] as const;
+  });
+  return [made.map(([block]) => block), made.map(([, receipts]) => receipts)];
 }
 
 describe("tokenCandidatesOf with WETH-style Deposit and Withdrawal", () => {
@@ -66,7 +74,10 @@ describe("tokenCandidatesOf with WETH-style Deposit and Withdrawal", () => {
       forms: new Map([["ERC-20", 1]]),
       firstBlock: 1,
       supplyChanged: true,
-      wrappingTransfers: [transferKey(1, 0), transferKey(1, 2)],
+      wrappingTransfers: [
+        { key: transferKey(1, 0), block: 1 },
+        { key: transferKey(1, 2), block: 1 },
+      ],
     });
   });
 
@@ -89,11 +100,14 @@ describe("tokenCandidatesOf with WETH-style Deposit and Withdrawal", () => {
     expect(transfers.get(transferKey(1, 4))).toMatchObject({ amounts: [7n], wrapping: true });
     expect(candidates.get(weth)).toMatchObject({
       forms: new Map([["ERC-20", 1]]),
-      wrappingTransfers: [transferKey(1, 4), transferKey(1, 8)],
+      wrappingTransfers: [
+        { key: transferKey(1, 4), block: 1 },
+        { key: transferKey(1, 8), block: 1 },
+      ],
     });
   });
 
-  it("never lets a wrapping transfer add a form, and leaves it out for a token with NFT transfers in the range", () => {
+  it("never lets a wrapping transfer add a form, and leaves it out for a token with an NFT transfer in its block", () => {
     const wrappedOnly = tokenCandidatesOf(...range([deposit(collection, alice, 1n)]));
     expect(wrappedOnly.candidates.get(collection)?.forms).toEqual(new Map());
     const { transfers, candidates } = tokenCandidatesOf(
@@ -103,6 +117,21 @@ describe("tokenCandidatesOf with WETH-style Deposit and Withdrawal", () => {
     expect(candidates.get(collection)).toMatchObject({
       forms: new Map([["ERC-721", 1]]),
       wrappingTransfers: [],
+    });
+  });
+
+  it("leaves out a wrap from its token's first NFT transfer in the range on, and keeps one before it", () => {
+    const { transfers, candidates } = tokenCandidatesOf(
+      ...blocks(
+        [[deposit(collection, alice, 1n)]],
+        [[nftMint(collection, alice, 9n)], [deposit(collection, alice, 2n)]],
+        [[deposit(collection, bob, 3n)]],
+      ),
+    );
+    expect([...transfers.keys()]).toEqual([transferKey(1, 0), transferKey(2, 0)]);
+    expect(candidates.get(collection)).toMatchObject({
+      forms: new Map([["ERC-721", 2]]),
+      wrappingTransfers: [{ key: transferKey(1, 0), block: 1 }],
     });
   });
 

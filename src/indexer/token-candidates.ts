@@ -15,10 +15,10 @@ export type TokenCandidate = {
   /** Whether it minted or burned in the range, which changes its supply. */
   supplyChanged: boolean;
   /**
-   * The keys (`transferKey`) of its `Deposit` and `Withdrawal` transfers kept in the range, which
-   * attachTokens drops if the token turns out not to be an ERC-20.
+   * Its `Deposit` and `Withdrawal` transfers kept in the range, by key (`transferKey`) with their block, which
+   * attachTokens drops where the token turns out not to be an ERC-20 in that block.
    */
-  wrappingTransfers: string[];
+  wrappingTransfers: { key: string; block: number }[];
 };
 
 /** Each token-transfer-shaped log of a range, decoded, keyed by `transferKey`. */
@@ -41,8 +41,9 @@ export type TokenCandidatesOptions = {
  * Decodes a range's token transfers once (the transform reuses them) and finds the tokens that move in
  * them, keyed by lowercase address. A `Deposit` or `Withdrawal` is left out, as Blockscout leaves it out,
  * when its transaction states the same move with an ERC-20 `Transfer` of the same token (a wrapper that
- * emits both), and when its token emits ERC-721 or ERC-1155 transfers in the range: wrapping moves
- * balances only of ERC-20 tokens.
+ * emits both), and when its token emitted an ERC-721 or ERC-1155 transfer earlier in the range or in the same
+ * block: wrapping moves balances only of ERC-20 tokens, and a token is not an ERC-20 from its first NFT transfer on.
+ * A wrap before that block is kept as a range of one block would keep it, whatever range holds the two.
  */
 export function tokenCandidatesOf(
   blocks: RpcFullBlock[],
@@ -83,12 +84,14 @@ export function tokenCandidatesOf(
       }
     }
   }
-  const nonFungible = new Set(
-    decoded.flatMap(({ transfer }) => (transfer.type === "ERC-20" ? [] : [transfer.token])),
-  );
+  const firstNonFungible = new Map<Address, number>();
+  for (const { number, transfer } of decoded)
+    if (transfer.type !== "ERC-20" && !firstNonFungible.has(transfer.token))
+      firstNonFungible.set(transfer.token, number);
   const candidates = new Map<Address, TokenCandidate>();
   for (const { number, key, transfer } of decoded) {
-    if (transfer.wrapping && nonFungible.has(transfer.token)) continue;
+    if (transfer.wrapping && (firstNonFungible.get(transfer.token) ?? Number.POSITIVE_INFINITY) <= number)
+      continue;
     transfers.set(key, transfer);
     const candidate: TokenCandidate = candidates.get(transfer.token) ?? {
       forms: new Map(),
@@ -96,7 +99,7 @@ export function tokenCandidatesOf(
       supplyChanged: false,
       wrappingTransfers: [],
     };
-    if (transfer.wrapping) candidate.wrappingTransfers.push(key);
+    if (transfer.wrapping) candidate.wrappingTransfers.push({ key, block: number });
     else if (!candidate.forms.has(transfer.type)) candidate.forms.set(transfer.type, number);
     if (transfer.from === zeroAddress || transfer.to === zeroAddress) candidate.supplyChanged = true;
     candidates.set(transfer.token, candidate);

@@ -427,7 +427,8 @@ function wrappingTokens(transfers: RangeTransfers): string[] {
  * settles once the range's tokens are read.
  *
  * A WETH-style wrap or unwrap (`transfers`, see blockTransfers) is dropped by the indexer when its token is
- * not an ERC-20 as its range is written, or emits NFT transfers in the same range. So one stored must be of a
+ * not an ERC-20 in its block (attachTokens), or emitted an NFT transfer earlier in its range or in its block
+ * (tokenCandidatesOf). So one stored must be of a
  * token that was an ERC-20 in its block, and one missing is a difference when its token is an ERC-20 now
  * (`tokenTypes`, keyed by lowercase `0x` address): such a token had no NFT transfer in any stored block. Where
  * the token row cannot tell the type in a block, an ERC-404 below its last promotion or never promoted (it may
