@@ -271,7 +271,8 @@ describe.each(databaseKinds)("an ERC-721 contract that emits Deposit on %s", (ki
 
 // An ERC-20 that wraps, then emits an ERC-721 transfer and becomes an ERC-404: its wrap before the promotion
 // is a transfer, its wrap after it is not (attachTokens), whatever blocks the check reads together. Another is
-// promoted twice (to ERC-404, then ERC-1155), which its token row records only the last of.
+// promoted twice (to ERC-404, then ERC-1155), which its token row records only the last of; a third wraps before
+// its first Transfer.
 const promotedSource = `
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
@@ -304,6 +305,7 @@ describe.each(databaseKinds)("an ERC-20 that wraps and turns out an ERC-404 on %
   const alice = getAddress("0xa11ce00000000000000000000000000000000a11");
   const once = () => at([...calls.keys()], 0, "the token promoted once");
   const twice = () => at([...calls.keys()], 1, "the token promoted twice");
+  const wrapFirst = () => at([...calls.keys()], 2, "the token that wraps before its first Transfer");
 
   beforeAll(async () => {
     const { abi, bytecode } = artifactOf(
@@ -325,6 +327,11 @@ describe.each(databaseKinds)("an ERC-20 that wraps and turns out an ERC-404 on %
         ["deposit", [alice, 5n]],
         ["mintItem", [alice, 7n]],
         ["mintSingle", [alice, 8n, 2n]],
+      ],
+      [
+        ["deposit", [alice, 5n]],
+        ["mintFungible", [alice, 100n]],
+        ["mintItem", [alice, 7n]],
       ],
     ] as const;
     for (const plan of plans) {
@@ -385,10 +392,15 @@ describe.each(databaseKinds)("an ERC-20 that wraps and turns out an ERC-404 on %
     try {
       const rows = (db: TestDatabase["db"]) =>
         db.query(
-          `SELECT 'transfer' AS kind, block_number::text AS at, token_type AS detail, token_contract_type AS type
+          `SELECT 'transfer' AS kind, encode(token_address, 'hex') AS token,
+             concat_ws(':', block_number, log_index, token_type, token_ids, amounts) AS detail,
+             token_contract_type AS type
            FROM token_transfers
-           UNION ALL SELECT 'token', promoted_at_block::text, type_before_promotion, type FROM tokens
-           UNION ALL SELECT 'balance', token_id::text || ':' || encode(holder, 'hex'), value::text, token_contract_type
+           UNION ALL SELECT 'token', encode(address, 'hex'),
+             concat_ws(':', first_seen_block, promoted_at_block, type_before_promotion, holders_count), type
+           FROM tokens
+           UNION ALL SELECT 'balance', encode(token_address, 'hex'), concat_ws(':', token_id, encode(holder, 'hex'), value),
+             token_contract_type
            FROM token_balances
            ORDER BY 1, 2, 3, 4`,
         );
@@ -401,8 +413,9 @@ describe.each(databaseKinds)("an ERC-20 that wraps and turns out an ERC-404 on %
             .map((call) => call.block.toString()),
         ],
       );
-      // Both tokens' wraps before their first NFT transfer, not the one after it.
-      expect(wrapsStored).toEqual([{ wraps: 2 }]);
+      // The three tokens' wraps before their first NFT transfer, not the one after it.
+      expect(wrapsStored).toEqual([{ wraps: 3 }]);
+      expect(await tokenRow(wrapFirst())).toEqual([{ type: "ERC-404", type_before_promotion: "ERC-20" }]);
       expect(await rows(whole.db)).toEqual(await rows(test.db));
     } finally {
       await whole.drop();

@@ -66,12 +66,13 @@ export async function attachTokens({ client, db, range, keptUpTo }: AttachTokens
   // The stored type decides for a known token: one stored as ERC-20 that emits ERC-721 or ERC-1155 forms
   // here had its wrapping transfers from the first of them on left out by tokenCandidatesOf already. A token
   // new here has in a block the type of the forms it used up to that block, as a range ending there would
-  // give it, or, before its first form, the range's type.
+  // give it, and before its first form the type that form gives it (no form at all: an ERC-20).
   const typeAt = (address: Address, candidate: TokenCandidate, block: number) => {
     const stored = known.get(address);
     if (stored !== undefined) return stored;
-    const used = new Map([...candidate.forms].filter(([, first]) => first <= block));
-    return tokenType(used.size > 0 ? used : candidate.forms, metadata.get(address));
+    const upTo = Math.max(block, Math.min(...candidate.forms.values()));
+    const used = new Map([...candidate.forms].filter(([, first]) => first <= upTo));
+    return tokenType(used, metadata.get(address));
   };
   dropWrappingOfNonFungibles(rows, candidates, typeAt);
   const types = new Map(stale.map((token) => [token.address, token.type]));

@@ -120,7 +120,7 @@ describe("tokenCandidatesOf with WETH-style Deposit and Withdrawal", () => {
     });
   });
 
-  it("leaves out a wrap from its token's first NFT transfer in the range on, and keeps one before it", () => {
+  it("leaves out a wrap from its token's first NFT transfer in the range on, and passes one before it on", () => {
     const { transfers, candidates } = tokenCandidatesOf(
       ...blocks(
         [[deposit(collection, alice, 1n)]],
