@@ -14,6 +14,7 @@ import {
 } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiServer } from "../src/api/server.ts";
+import type { Queryable } from "../src/db/client.ts";
 import { byteaParam } from "../src/db/table-rows.ts";
 import { type Anvil, startAnvil } from "../src/demo/anvil.ts";
 import { artifactOf, compileSources } from "../src/demo/compile.ts";
@@ -32,6 +33,48 @@ type Transfer = {
   total: { value: string };
   type: string;
 };
+
+/**
+ * What the check against the node finds once `change` is made to the database, in a transaction rolled back
+ * after it.
+ */
+async function mismatchesAfter(
+  db: TestDatabase["db"],
+  client: RpcClient,
+  head: bigint,
+  change: (tx: Queryable) => Promise<unknown>,
+) {
+  const rolledBack = new Error("rolled back");
+  let mismatches: Awaited<ReturnType<typeof chainMismatches>>["mismatches"] = [];
+  const checked = db.transaction(async (tx) => {
+    await change(tx);
+    ({ mismatches } = await chainMismatches(tx, client, head));
+    throw rolledBack;
+  });
+  await expect(checked).rejects.toBe(rolledBack);
+  return mismatches;
+}
+
+/** Stores a wrap (a `Deposit` of `amount` to `to`) as the transform makes it, with its token's type stamped. */
+function storeWrap(
+  tx: Queryable,
+  wrap: { block: bigint; logIndex: number; token: Address; to: Address; amount: bigint; tokenType: string },
+) {
+  return tx.query(
+    `INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address, from_address,
+       to_address, token_type, token_ids, amounts, token_contract_type, item_count)
+     VALUES ($1, $2, 0, $3, $4, $5, 'ERC-20', '{}', ARRAY[$6]::numeric[], $7, 1)`,
+    [
+      wrap.block.toString(),
+      wrap.logIndex,
+      byteaParam(wrap.token),
+      byteaParam(zeroAddress),
+      byteaParam(wrap.to),
+      wrap.amount.toString(),
+      wrap.tokenType,
+    ],
+  );
+}
 
 // WETH9 wraps with Deposit and unwraps with Withdrawal, never with Transfer: its balances are right only
 // when those count as mints and burns, as Blockscout counts them.
@@ -143,25 +186,21 @@ describe.each(databaseKinds)("the demo chain's WETH on %s", (kind) => {
       "the wrap's Deposit",
     );
     const client = createRpcClient({ url: inject("demoRpcUrl") });
-    const rolledBack = new Error("rolled back");
-    const found = test.db.transaction(async (tx) => {
-      await tx.query("DELETE FROM token_transfers WHERE block_number = $1 AND log_index = $2", [
+    const mismatches = await mismatchesAfter(test.db, client, head, (tx) =>
+      tx.query("DELETE FROM token_transfers WHERE block_number = $1 AND log_index = $2", [
         log.blockNumber.toString(),
         log.logIndex,
-      ]);
-      // WETH is an ERC-20 in every range, so no range could have left its wrap out.
-      const { mismatches } = await chainMismatches(tx, client, head, { window: 64n });
-      expect(mismatches).toEqual([
-        {
-          where: `token transfer ${log.blockNumber}:${log.logIndex}`,
-          field: "row",
-          stored: null,
-          expected: "answered",
-        },
-      ]);
-      throw rolledBack;
-    });
-    await expect(found).rejects.toBe(rolledBack);
+      ]),
+    );
+    // WETH is an ERC-20 in every range, so no range could have left its wrap out.
+    expect(mismatches).toEqual([
+      {
+        where: `token transfer ${log.blockNumber}:${log.logIndex}`,
+        field: "row",
+        stored: null,
+        expected: "answered",
+      },
+    ]);
   });
 });
 
@@ -239,33 +278,18 @@ describe.each(databaseKinds)("an ERC-721 contract that emits Deposit on %s", (ki
     // The Deposit's block has no ERC-721 transfer, so the check's transform keeps the wrap, and only the
     // token's type in that block tells that it must not be stored.
     expect((await chainMismatches(test.db, client, head)).mismatches).toEqual([]);
-    const rolledBack = new Error("rolled back");
-    const found = test.db.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address, from_address,
-           to_address, token_type, token_ids, amounts, token_contract_type, item_count)
-         VALUES ($1, $2, 0, $3, $4, $5, 'ERC-20', '{}', '{5}', 'ERC-721', 1)`,
-        [
-          deposit.block.toString(),
-          deposit.logIndex,
-          byteaParam(collection),
-          byteaParam(zeroAddress),
-          byteaParam(alice),
-        ],
-      );
-      const { mismatches } = await chainMismatches(tx, client, head);
-      // The row is the transform's own, so the rule is the only difference.
-      expect(mismatches).toEqual([
-        {
-          where: `token transfer ${deposit.block}:${deposit.logIndex}`,
-          field: "wrapping",
-          stored: "ERC-721",
-          expected: "ERC-20",
-        },
-      ]);
-      throw rolledBack;
-    });
-    await expect(found).rejects.toBe(rolledBack);
+    const mismatches = await mismatchesAfter(test.db, client, head, (tx) =>
+      storeWrap(tx, { ...deposit, token: collection, to: alice, amount: 5n, tokenType: "ERC-721" }),
+    );
+    // The row is the transform's own, so the rule is the only difference.
+    expect(mismatches).toEqual([
+      {
+        where: `token transfer ${deposit.block}:${deposit.logIndex}`,
+        field: "wrapping",
+        stored: "ERC-721",
+        expected: "ERC-20",
+      },
+    ]);
   });
 });
 
@@ -424,31 +448,16 @@ describe.each(databaseKinds)("an ERC-20 that wraps and turns out an ERC-404 on %
 
   it("is found by the check against the node when its wrap after the promotion is stored", async () => {
     const after = at(calls.get(once()) ?? [], 3, "the Deposit after the promotion");
-    const rolledBack = new Error("rolled back");
-    const found = test.db.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO token_transfers (block_number, log_index, transaction_index, token_address, from_address,
-           to_address, token_type, token_ids, amounts, token_contract_type, item_count)
-         VALUES ($1, $2, 0, $3, $4, $5, 'ERC-20', '{}', '{3}', 'ERC-404', 1)`,
-        [
-          after.block.toString(),
-          after.logIndex,
-          byteaParam(once()),
-          byteaParam(zeroAddress),
-          byteaParam(alice),
-        ],
-      );
-      const { mismatches } = await chainMismatches(tx, client, head);
-      expect(mismatches).toEqual([
-        {
-          where: `token transfer ${after.block}:${after.logIndex}`,
-          field: "wrapping",
-          stored: "ERC-404",
-          expected: "ERC-20",
-        },
-      ]);
-      throw rolledBack;
-    });
-    await expect(found).rejects.toBe(rolledBack);
+    const mismatches = await mismatchesAfter(test.db, client, head, (tx) =>
+      storeWrap(tx, { ...after, token: once(), to: alice, amount: 3n, tokenType: "ERC-404" }),
+    );
+    expect(mismatches).toEqual([
+      {
+        where: `token transfer ${after.block}:${after.logIndex}`,
+        field: "wrapping",
+        stored: "ERC-404",
+        expected: "ERC-20",
+      },
+    ]);
   });
 });
